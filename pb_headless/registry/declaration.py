@@ -1,0 +1,239 @@
+"""A declaration as written (SPEC "Publishing through a declaration"), checked when it is registered.
+
+`check_declaration` turns the raw mapping into a frozen `Declaration`, failing with one message that
+names the source, the object and the key. Checks that need the table's columns run when the table
+is known: at once for a `model`, at build time for a reflected `table`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+
+from pb_headless.scopes import is_valid_scope
+
+OPERATIONS = ("list", "show", "create", "update", "delete")
+READ_OPERATIONS = frozenset({"list", "show"})
+DECLARATION_KEYS = frozenset({
+    "model", "table", "fields", "filterable", "searchable", "sortable", "with", "per_page",
+    "max_per_page", "default_sort", "query", "operations", "writable", "rules", "scopes",
+})
+DEFAULT_PER_PAGE = 20
+DEFAULT_MAX_PER_PAGE = 100
+OBJECT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")
+
+
+class DeclarationError(ValueError):
+    """A declaration cannot be served; the message names the source, the object and the key."""
+
+    def __init__(self, source: str, name: str, key: str | None, problem: str) -> None:
+        where = f"{source}: object '{name}'" + (f", key '{key}'" if key else "")
+        super().__init__(f"{where}: {problem}")
+        self.source, self.object_name, self.key = source, name, key
+
+
+@dataclass(frozen=True, slots=True)
+class RelationDeclaration:
+    name: str
+    fields: tuple[str, ...] | None  # None: the published fields of the object publishing the model
+
+
+@dataclass(frozen=True)
+class Declaration:
+    """One object's declaration, every key checked and normalised."""
+
+    name: str
+    source: str
+    table: sa.Table | None
+    table_name: str | None
+    fields: tuple[str, ...]
+    filterable: tuple[str, ...] = ()
+    searchable: tuple[str, ...] = ()
+    sortable: tuple[str, ...] = ()
+    relations: tuple[RelationDeclaration, ...] = ()
+    per_page: int = DEFAULT_PER_PAGE
+    max_per_page: int = DEFAULT_MAX_PER_PAGE
+    default_sort: tuple[tuple[str, bool], ...] = ()
+    query: Callable[[sa.Select[Any]], sa.Select[Any]] | None = None
+    operations: frozenset[str] = READ_OPERATIONS
+    writable: tuple[str, ...] = ()
+    rules: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
+    read_scope: str = ""
+    write_scope: str = ""
+    model: Any = None
+
+    @property
+    def is_published(self) -> bool:
+        """No published field means no object (SPEC: "No fields ticked: the object is NOT published")."""
+        return bool(self.fields)
+
+
+def check_declaration(name: str, raw: Mapping[str, Any], source: str) -> Declaration:
+    if not isinstance(name, str) or not OBJECT_NAME.fullmatch(name):
+        raise DeclarationError(source, str(name), None, "an object name is 1-100 of [A-Za-z0-9_-]")
+    if not isinstance(raw, Mapping):
+        raise DeclarationError(source, name, None, "a declaration is a dict of the keys in docs/declarations.md")
+    fail = _Failer(source, name)
+    unknown = sorted(set(raw) - DECLARATION_KEYS)
+    if unknown:
+        fail(unknown[0], f"unknown key (known keys: {', '.join(sorted(DECLARATION_KEYS))})")
+    table, table_name, model = _table_of(raw, fail)
+    fields = _names(raw, "fields", fail)
+    per_page = _positive_int(raw, "per_page", DEFAULT_PER_PAGE, fail)
+    max_per_page = _positive_int(raw, "max_per_page", DEFAULT_MAX_PER_PAGE, fail)
+    if per_page > max_per_page:
+        fail("per_page", f"per_page ({per_page}) is larger than max_per_page ({max_per_page})")
+    operations = _operations(raw, fail)
+    scopes = _scopes(raw, name, fail)
+    declaration = Declaration(
+        name=name, source=source, table=table, table_name=table_name, model=model, fields=fields,
+        filterable=_names(raw, "filterable", fail), searchable=_names(raw, "searchable", fail),
+        sortable=_names(raw, "sortable", fail), relations=_relations(raw, fail),
+        per_page=per_page, max_per_page=max_per_page, default_sort=_default_sort(raw, fail),
+        query=_query(raw, fail), operations=operations, writable=_names(raw, "writable", fail),
+        rules=_rules(raw, fail), read_scope=scopes[0], write_scope=scopes[1],
+    )
+    if table is not None:
+        check_columns(declaration, table)
+    return declaration
+
+
+def check_columns(declaration: Declaration, table: sa.Table) -> None:
+    """The checks that need the table: every named field is a column, whitelists are published."""
+    fail = _Failer(declaration.source, declaration.name)
+    columns = set(table.c.keys())
+    if len(table.primary_key.columns) != 1:
+        fail("model" if declaration.table_name is None else "table",
+             f"table '{table.name}' needs a single-column primary key")
+    published = set(declaration.fields) | {table.primary_key.columns[0].name}
+    for key in ("fields", "writable"):
+        for name in getattr(declaration, key):
+            if name not in columns:
+                fail(key, f"unknown field '{name}' (table '{table.name}' has: {', '.join(sorted(columns))})")
+    for key in ("filterable", "searchable", "sortable"):
+        for name in getattr(declaration, key):
+            if name not in published:
+                fail(key, f"field '{name}' is not a published field (add it to 'fields')")
+    for name in declaration.rules:
+        if name not in columns:
+            fail("rules", f"unknown field '{name}'")
+    for name, _ in declaration.default_sort:
+        if name not in columns:
+            fail("default_sort", f"unknown field '{name}'")
+
+
+class _Failer:
+    def __init__(self, source: str, name: str) -> None:
+        self.source, self.name = source, name
+
+    def __call__(self, key: str | None, problem: str) -> Any:
+        raise DeclarationError(self.source, self.name, key, problem)
+
+
+def table_of_model(model: Any) -> sa.Table | None:
+    if isinstance(model, sa.Table):
+        return model
+    table = getattr(model, "__table__", None)
+    return table if isinstance(table, sa.Table) else None
+
+
+def _table_of(raw: Mapping[str, Any], fail: _Failer) -> tuple[sa.Table | None, str | None, Any]:
+    has_model, has_table = raw.get("model") is not None, raw.get("table") is not None
+    if has_model == has_table:
+        fail("model", "give exactly one of 'model' (a SQLAlchemy Table or declarative class) or 'table'")
+    if has_table:
+        if not isinstance(raw["table"], str) or not raw["table"].strip():
+            fail("table", "'table' is the name of an existing table")
+        return None, raw["table"].strip(), None
+    table = table_of_model(raw["model"])
+    if table is None:
+        fail("model", f"{raw['model']!r} is neither a SQLAlchemy Table nor a declarative class")
+    return table, None, raw["model"]
+
+
+def _names(raw: Mapping[str, Any], key: str, fail: _Failer) -> tuple[str, ...]:
+    value = raw.get(key, ())
+    if isinstance(value, str):
+        value = [part.strip() for part in value.split(",") if part.strip()]
+    if not isinstance(value, Sequence) or not all(isinstance(item, str) and item for item in value):
+        fail(key, "expected a list of field names")
+    return tuple(dict.fromkeys(value))
+
+
+def _positive_int(raw: Mapping[str, Any], key: str, default: int, fail: _Failer) -> int:
+    value = raw.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+        fail(key, f"expected a positive integer, got {value!r}")
+    return value
+
+
+def _operations(raw: Mapping[str, Any], fail: _Failer) -> frozenset[str]:
+    if "operations" not in raw:
+        return READ_OPERATIONS
+    value = raw["operations"]
+    if isinstance(value, str) or not isinstance(value, Sequence):
+        fail("operations", f"expected a list of operations from {', '.join(OPERATIONS)}")
+    unknown = [item for item in value if item not in OPERATIONS]
+    if unknown:
+        fail("operations", f"unknown operation {unknown[0]!r} (known: {', '.join(OPERATIONS)})")
+    return frozenset(value)
+
+
+def _scopes(raw: Mapping[str, Any], name: str, fail: _Failer) -> tuple[str, str]:
+    value = raw.get("scopes", {})
+    if not isinstance(value, Mapping) or set(value) - {"read", "write"}:
+        fail("scopes", "expected a map with the keys 'read' and/or 'write'")
+    read, write = value.get("read", f"{name}.read"), value.get("write", f"{name}.write")
+    for scope in (read, write):
+        if not isinstance(scope, str) or not is_valid_scope(scope) or scope == "*" or scope.endswith(".*"):
+            fail("scopes", f"{scope!r} is not a scope of the form '<group>.<action>' of [a-z0-9_-]")
+    return read, write
+
+
+def _relations(raw: Mapping[str, Any], fail: _Failer) -> tuple[RelationDeclaration, ...]:
+    relations = []
+    for item in _names(raw, "with", fail) if not isinstance(raw.get("with"), str) else [raw["with"]]:
+        relation, _, field_list = item.partition(":")
+        relation = relation.strip()
+        if not relation or "." in relation:
+            fail("with", f"{item!r}: a relation is 'name' or 'name:field1,field2', one level deep")
+        fields = tuple(part.strip() for part in field_list.split(",") if part.strip()) if field_list else None
+        relations.append(RelationDeclaration(relation, fields))
+    return tuple(relations)
+
+
+def _default_sort(raw: Mapping[str, Any], fail: _Failer) -> tuple[tuple[str, bool], ...]:
+    value = raw.get("default_sort")
+    if value is None:
+        return ()
+    items = value.split(",") if isinstance(value, str) else value
+    if not isinstance(items, Sequence) or not all(isinstance(item, str) for item in items):
+        fail("default_sort", "expected a field name, '-field' for descending, or a list of them")
+    order = tuple((item.strip().lstrip("-"), item.strip().startswith("-")) for item in items if item.strip())
+    return order
+
+
+def _query(raw: Mapping[str, Any], fail: _Failer) -> Any:
+    value = raw.get("query")
+    if value is not None and not callable(value):
+        fail("query", "expected a function that receives a Select and returns a narrowed Select")
+    return value
+
+
+def _rules(raw: Mapping[str, Any], fail: _Failer) -> dict[str, str | tuple[str, ...]]:
+    value = raw.get("rules", {})
+    if not isinstance(value, Mapping):
+        fail("rules", "expected a map from field name to a rule string such as 'required|string|max:200'")
+    rules: dict[str, str | tuple[str, ...]] = {}
+    for field_name, rule in value.items():
+        if isinstance(rule, str):
+            rules[field_name] = rule
+        elif isinstance(rule, Sequence) and all(isinstance(part, str) for part in rule):
+            rules[field_name] = tuple(rule)
+        else:
+            fail("rules", f"field '{field_name}': expected a rule string")
+    return rules

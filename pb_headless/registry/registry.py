@@ -1,0 +1,177 @@
+"""`ApiRegistry`: where objects are declared, and the catalog of compiled objects built from them.
+
+Three sources, later ones winning for the same name: constructor tables < registrations in code
+(`register`, usually from an `OnServiceApiRegister` handler) < the site's declaration file.
+"""
+
+from __future__ import annotations
+
+import logging
+import runpy
+from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import sqlalchemy as sa
+from databases import Database
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
+
+from pb_headless.registry.compile import attach_relations, compile_object
+from pb_headless.registry.declaration import Declaration, DeclarationError, check_declaration
+from pb_headless.registry.events import Events, OnServiceApiRegister, load_components
+from pb_headless.registry.spec import ObjectSpec
+
+log = logging.getLogger("pb_headless")
+
+ConstructorSource = Callable[[Database], Awaitable[Mapping[str, Declaration]]]
+ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "mysql": "mysql+aiomysql"}
+
+
+class Catalog(Mapping[str, ObjectSpec]):
+    """The published objects of one registry version, by name (case-sensitive)."""
+
+    def __init__(self, objects: Mapping[str, ObjectSpec], version: tuple[int, int] = (0, 0)) -> None:
+        self._objects = dict(objects)
+        self.version = version
+
+    def __getitem__(self, name: str) -> ObjectSpec:
+        return self._objects[name]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._objects)
+
+    def __len__(self) -> int:
+        return len(self._objects)
+
+
+class ApiRegistry:
+    """The registry of objects; see the module docstring for the sources and their precedence."""
+
+    def __init__(self, events: Events | None = None) -> None:
+        self.events = events or Events()
+        self._code: dict[str, Declaration] = {}
+        self._file: dict[str, Declaration] = {}
+        self._sources: list[ConstructorSource] = []
+        self._engines: dict[str, AsyncEngine] = {}
+        self.version = 0  # moves on every change made in this process
+
+    # -- sources -------------------------------------------------------------------------------
+    def register(self, name: str, declaration: Mapping[str, Any] | Declaration, *, source: str = "code") -> None:
+        """Publish an object from code; checked at once (DeclarationError names source, object, key)."""
+        checked = declaration if isinstance(declaration, Declaration) else check_declaration(name, declaration,
+                                                                                             source)
+        self._code[name] = checked
+        self.version += 1
+
+    def unregister(self, name: str) -> None:
+        if self._code.pop(name, None) is not None:
+            self.version += 1
+
+    def load_file(self, path: str | Path) -> ApiRegistry:
+        """Load a declaration file: a Python file defining `API`, a dict from object name to declaration."""
+        path = Path(path)
+        source = str(path)
+        try:
+            namespace = runpy.run_path(str(path), run_name="pb_headless_api")
+        except DeclarationError:
+            raise
+        except Exception as error:
+            raise DeclarationError(source, "*", None, f"cannot load the file: {type(error).__name__}: {error}") \
+                from error
+        declarations = namespace.get("API")
+        if not isinstance(declarations, Mapping):
+            raise DeclarationError(source, "*", "API", "the file must define API = {name: declaration, ...}")
+        self._file = {name: check_declaration(name, raw, source) for name, raw in declarations.items()}
+        self.version += 1
+        return self
+
+    def add_source(self, source: ConstructorSource) -> None:
+        """Add a constructor source: an async callable returning declarations of published tables."""
+        self._sources.append(source)
+        self.version += 1
+
+    def load_components(self, modules: Iterable[str] = ()) -> list[str]:
+        """Let satellite components (entry points and named modules) subscribe to the events."""
+        loaded = load_components(self.events, modules)
+        self.version += 1
+        return loaded
+
+    # -- building ------------------------------------------------------------------------------
+    async def build(self, database: Database, shared_version: int = 0) -> Catalog:
+        """Compile every published object. File and code declarations fail loudly; a broken
+        constructor table is logged and left out, so one table cannot take the API down."""
+        await self.events.fire(OnServiceApiRegister, self)
+        constructor: dict[str, Declaration] = {}
+        for source in self._sources:
+            constructor.update(await source(database))
+        merged = {**constructor, **self._code, **self._file}
+        published = {name: d for name, d in merged.items() if d.is_published}
+        tables, known = await self._tables(database, published.values())
+        specs: dict[str, ObjectSpec] = {}
+        for name, declaration in published.items():
+            try:
+                specs[name] = compile_object(declaration, tables[name])
+            except (DeclarationError, KeyError) as error:
+                self._fail_or_skip(declaration, error)
+        by_table = {spec.table.name: spec for spec in specs.values()}
+        for name, spec in list(specs.items()):
+            try:
+                attach_relations(spec, published[name], by_table, known)
+            except DeclarationError as error:
+                self._fail_or_skip(published[name], error)
+                specs.pop(name)
+        return Catalog(specs, (shared_version, self.version))
+
+    @staticmethod
+    def _fail_or_skip(declaration: Declaration, error: Exception) -> None:
+        if declaration.source.startswith("constructor"):
+            log.error("pb_headless: %s is not published: %s", declaration.name, error)
+            return
+        if isinstance(error, KeyError):
+            raise DeclarationError(declaration.source, declaration.name, "table",
+                                   f"table '{declaration.table_name}' does not exist") from None
+        raise error
+
+    async def _tables(self, database: Database, declarations: Iterable[Declaration]
+                      ) -> tuple[dict[str, sa.Table], Mapping[str, sa.Table]]:
+        """Each declaration's table (named ones reflected), and every table a relation may point at."""
+        declarations = list(declarations)
+        reflected = sa.MetaData()
+        if any(d.table_name for d in declarations):
+            wanted = {d.table_name for d in declarations if d.table_name}
+            wanted |= {relation.name for d in declarations for relation in d.relations}
+            await self._reflect(database, reflected, wanted)
+        tables: dict[str, sa.Table] = {}
+        for d in declarations:
+            table = d.table if d.table is not None else reflected.tables.get(d.table_name or "")
+            if table is not None:
+                tables[d.name] = table
+        known: dict[str, sa.Table] = dict(reflected.tables)
+        for d in declarations:
+            if d.table is not None:
+                for name, table in d.table.metadata.tables.items():
+                    known.setdefault(name, table)
+        return tables, known
+
+    async def _reflect(self, database: Database, metadata: sa.MetaData, wanted: set[str]) -> None:
+        engine = self._engine(database)
+        async with engine.connect() as connection:
+            def reflect(sync_connection: Any) -> None:
+                existing = set(sa.inspect(sync_connection).get_table_names())
+                metadata.reflect(sync_connection, only=sorted(wanted & existing), resolve_fks=True)
+            await connection.run_sync(reflect)
+
+    def _engine(self, database: Database) -> AsyncEngine:
+        key = str(database.url)
+        if key not in self._engines:
+            url = database.url
+            driver = ASYNC_DRIVERS.get("mysql" if url.dialect == "mariadb" else url.dialect, url.scheme)
+            self._engines[key] = create_async_engine(str(url.replace(driver=None)).replace(
+                url.scheme, driver, 1), poolclass=NullPool)
+        return self._engines[key]
+
+    async def close(self) -> None:
+        for engine in self._engines.values():
+            await engine.dispose()
+        self._engines.clear()

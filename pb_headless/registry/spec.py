@@ -1,0 +1,104 @@
+"""Compiled objects: a declaration with its table resolved, ready to serve requests.
+
+An `ObjectSpec` is built once per registry version; requests only read it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
+
+# The kinds a column can be, for converting query values, rendering JSON and documenting the schema.
+INTEGER, NUMBER, DECIMAL, BOOLEAN, STRING, DATE, DATETIME, JSON = (
+    "integer", "number", "decimal", "boolean", "string", "date", "datetime", "json")
+
+
+def kind_of(column: sa.Column[Any]) -> str:
+    column_type = column.type
+    if isinstance(column_type, sa.Boolean):
+        return BOOLEAN
+    if isinstance(column_type, mysql.TINYINT) and getattr(column_type, "display_width", None) == 1:
+        return BOOLEAN  # MariaDB's BOOLEAN reflects as TINYINT(1)
+    if isinstance(column_type, sa.Integer):
+        return INTEGER
+    if isinstance(column_type, sa.Float):
+        return NUMBER
+    if isinstance(column_type, sa.Numeric):
+        return DECIMAL
+    if isinstance(column_type, sa.DateTime):
+        return DATETIME
+    if isinstance(column_type, sa.Date):
+        return DATE
+    if isinstance(column_type, sa.JSON):
+        return JSON
+    return STRING
+
+
+@dataclass(frozen=True, slots=True)
+class FieldSpec:
+    name: str
+    column: sa.Column[Any]
+    kind: str
+
+    @classmethod
+    def of(cls, column: sa.Column[Any]) -> FieldSpec:
+        return cls(column.name, column, kind_of(column))
+
+
+@dataclass(frozen=True, slots=True)
+class RelationSpec:
+    """A relation loadable with `with`: to-one renders an object or null, to-many an array."""
+
+    name: str
+    many: bool
+    table: sa.Table
+    local: sa.Column[Any]      # the column on the object's table
+    remote: sa.Column[Any]     # the column on the related table it matches
+    fields: tuple[FieldSpec, ...]
+    published: sa.Column[Any] | None  # the related table's `published` column, if it has one
+
+
+@dataclass(frozen=True, eq=False)
+class ObjectSpec:
+    """A published object, compiled: what every request, `/objects` and the OpenAPI document read."""
+
+    name: str
+    source: str
+    table: sa.Table
+    pk: FieldSpec
+    fields: Mapping[str, FieldSpec]          # published fields in declaration order, primary key first
+    filterable: frozenset[str]
+    searchable: tuple[str, ...]
+    sortable: frozenset[str]
+    relations: Mapping[str, RelationSpec]
+    per_page: int
+    max_per_page: int
+    default_sort: tuple[tuple[str, bool], ...]
+    query: Callable[[sa.Select[Any]], sa.Select[Any]] | None
+    operations: frozenset[str]
+    writable: tuple[str, ...]
+    read_scope: str
+    write_scope: str
+    published: sa.Column[Any] | None         # the table's boolean `published` column, if it has one
+    columns: Mapping[str, FieldSpec] = field(default_factory=dict)  # every column, published or not
+    validator: Any = None                     # pb_headless.rules.Validator for writes
+    audit_columns: Mapping[str, sa.Column[Any]] = field(default_factory=dict)  # created_by / updated_by
+
+    def scope_for(self, operation: str) -> str:
+        return self.read_scope if operation in ("list", "show") else self.write_scope
+
+    def describe(self) -> dict[str, Any]:
+        """The object as `GET /objects` shows it (without links)."""
+        return {
+            "name": self.name,
+            "operations": [op for op in ("list", "show", "create", "update", "delete") if op in self.operations],
+            "fields": list(self.fields),
+            "filterable": [name for name in self.fields if name in self.filterable],
+            "sortable": [name for name in self.fields if name in self.sortable],
+            "searchable": list(self.searchable),
+            "with": list(self.relations),
+        }

@@ -1,0 +1,89 @@
+"""The library's own tables and the installer that creates them."""
+
+from __future__ import annotations
+
+import sqlalchemy as sa
+from databases import Database
+from sqlalchemy.schema import CreateIndex, CreateTable
+
+from pb_headless.db import dialect_name, run_ddl
+
+metadata = sa.MetaData()
+
+tokens = sa.Table(
+    "pb_api_tokens",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(100), nullable=False, unique=True),
+    sa.Column("token_hash", sa.String(64), nullable=False, unique=True),
+    sa.Column("prefix", sa.String(8), nullable=False),
+    sa.Column("scopes", sa.Text, nullable=False),
+    sa.Column("expires_at", sa.DateTime, nullable=True),
+    sa.Column("user_id", sa.String(64), nullable=True),
+    sa.Column("enabled", sa.Boolean, nullable=False, default=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("updated_at", sa.DateTime, nullable=False),
+    sa.Column("last_used_at", sa.DateTime, nullable=True),
+)
+
+settings = sa.Table(
+    "pb_system_settings",
+    metadata,
+    sa.Column("key", sa.String(100), primary_key=True),
+    sa.Column("value", sa.Text, nullable=False),
+)
+
+# One row whose version moves on every change another instance must see (tokens, settings,
+# published tables), so each instance rebuilds its compiled state only when it moved.
+state = sa.Table(
+    "pb_state",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("version", sa.BigInteger, nullable=False),
+)
+
+# SPEC "Cross-origin access": system settings created by the installer, with their defaults.
+DEFAULT_SETTINGS: dict[str, str] = {
+    "service_cors_origins": "",
+    "service_cors_paths": "api/*",
+    "service_cors_methods": "GET,POST,PUT,PATCH,DELETE,OPTIONS",
+    "service_cors_headers": "Authorization,Content-Type,X-Requested-With,X-API-Key",
+    "service_cors_credentials": "no",
+    "service_cors_max_age": "86400",
+}
+
+
+async def install(database: Database) -> None:
+    """Create the library's tables and default settings; running it again changes nothing."""
+    for table in metadata.sorted_tables:
+        await run_ddl(database, CreateTable(table, if_not_exists=True))
+        for index in table.indexes:
+            await _create_index(database, index)
+    await _insert_missing(database, state, "id", {1: {"id": 1, "version": 1}})
+    await _insert_missing(database, settings, "key",
+                          {key: {"key": key, "value": value} for key, value in DEFAULT_SETTINGS.items()})
+
+
+async def _create_index(database: Database, index: sa.Index) -> None:
+    if dialect_name(database) == "mysql":  # MariaDB has no CREATE INDEX IF NOT EXISTS before 10.1.4
+        existing = await database.fetch_all(f"SHOW INDEX FROM {index.table.name}")  # type: ignore[union-attr]
+        if any(row._mapping["Key_name"] == index.name for row in existing):
+            return
+    await run_ddl(database, CreateIndex(index, if_not_exists=True))
+
+
+async def _insert_missing(database: Database, table: sa.Table, key: str, rows: dict[object, dict]) -> None:
+    present = {row[0] for row in await database.fetch_all(sa.select(table.c[key]))}
+    for value, row in rows.items():
+        if value in present:
+            continue
+        try:
+            await database.execute(table.insert().values(**row))
+        except Exception as error:  # another installer won the race; the row is there
+            if not _is_duplicate_key(error):
+                raise
+
+
+def _is_duplicate_key(error: Exception) -> bool:
+    text = f"{type(error).__name__} {error}".lower()
+    return any(word in text for word in ("unique", "duplicate", "integrity"))
