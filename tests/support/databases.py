@@ -1,0 +1,104 @@
+"""Real databases for tests: a fresh SQLite file, or the local PostgreSQL/MariaDB emptied first."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import uuid
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+import sqlalchemy as sa
+from databases import Database
+from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import NullPool
+
+from pb_headless import install
+
+DATABASE_KINDS = ("sqlite", "postgresql", "mariadb")
+SERVERS = {
+    "postgresql": os.environ.get("PB_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"),
+    "mariadb": os.environ.get("PB_TEST_MARIADB_URL", "mysql://root@127.0.0.1:3306/test"),
+}
+# Each test session works in a database of its own, so parallel runs on one server never collide.
+SESSION_DATABASE = f"pbt_{os.getpid()}_{uuid.uuid4().hex[:6]}"
+URLS = {kind: url.rsplit("/", 1)[0] + "/" + SESSION_DATABASE for kind, url in SERVERS.items()}
+_created: set[str] = set()
+ASYNC_URLS = {"postgresql": ("postgresql://", "postgresql+asyncpg://"), "mariadb": ("mysql://", "mysql+aiomysql://"),
+              "sqlite": ("sqlite://", "sqlite+aiosqlite://")}
+
+
+def url_for(kind: str, folder: Path) -> str:
+    return f"sqlite:///{folder / 'test.db'}" if kind == "sqlite" else URLS[kind]
+
+
+def async_engine_url(url: str, kind: str) -> str:
+    plain, driver = ASYNC_URLS[kind]
+    return url.replace(plain, driver, 1)
+
+
+async def drop_everything(url: str, kind: str) -> None:
+    """An empty database: every table the previous test left is dropped."""
+    engine = create_async_engine(async_engine_url(url, kind), poolclass=NullPool)
+    try:
+        async with engine.begin() as connection:
+            def drop(sync_connection) -> None:
+                metadata = sa.MetaData()
+                metadata.reflect(sync_connection)
+                metadata.drop_all(sync_connection)
+            await connection.run_sync(drop)
+    finally:
+        await engine.dispose()
+
+
+def unavailable(kind: str, error: Exception) -> None:
+    reason = f"{kind} is not reachable at {SERVERS.get(kind)}: {type(error).__name__}: {error}"
+    if os.environ.get("PB_REQUIRE_SERVICES") == "1":
+        pytest.fail(f"{reason} (PB_REQUIRE_SERVICES=1 makes it required)")
+    pytest.skip(reason)
+
+
+@contextlib.asynccontextmanager
+async def open_database(kind: str, folder: Path, *, installed: bool = True) -> AsyncIterator[Database]:
+    url = url_for(kind, folder)
+    database = Database(url)
+    if kind != "sqlite":
+        try:
+            await _ensure_session_database(kind)
+            await drop_everything(url, kind)
+        except Exception as error:  # the server is not there
+            unavailable(kind, error)
+    await database.connect()
+    try:
+        if installed:
+            await install(database)
+        yield database
+    finally:
+        await database.disconnect()
+
+
+async def _ensure_session_database(kind: str) -> None:
+    if kind in _created:
+        return
+    engine = create_async_engine(async_engine_url(SERVERS[kind], kind), poolclass=NullPool,
+                                 isolation_level="AUTOCOMMIT")
+    try:
+        async with engine.connect() as connection:
+            extra = " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci" if kind == "mariadb" else ""
+            await connection.execute(sa.text(f"CREATE DATABASE {SESSION_DATABASE}{extra}"))
+    finally:
+        await engine.dispose()
+    _created.add(kind)
+
+
+async def drop_session_databases() -> None:
+    for kind in list(_created):
+        engine = create_async_engine(async_engine_url(SERVERS[kind], kind), poolclass=NullPool,
+                                     isolation_level="AUTOCOMMIT")
+        try:
+            async with engine.connect() as connection:
+                await connection.execute(sa.text(f"DROP DATABASE IF EXISTS {SESSION_DATABASE}"))
+        finally:
+            await engine.dispose()
+        _created.discard(kind)
