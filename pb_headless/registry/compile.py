@@ -76,15 +76,20 @@ def _resolve(spec: ObjectSpec, name: str, tables: Mapping[str, sa.Table],
         if column is not None and column.foreign_keys:
             target = next(iter(column.foreign_keys)).column
             return False, target.table, column, target  # type: ignore[return-value]
-    other = tables.get(name)
-    if other is not None:
+    for other in _referencing_candidates(tables, name):
         for column in other.columns:
             for foreign_key in column.foreign_keys:
-                if foreign_key.column.table is table:
-                    return True, other, foreign_key.column, column
+                if foreign_key.column.table is table or foreign_key.column.table.name == table.name:
+                    return True, other, table.c[foreign_key.column.name], column
     raise DeclarationError(declaration.source, declaration.name, "with",
                            f"relation '{name}' matches no foreign key: expected a column '{name}_id' "
-                           f"referencing another table, or a table '{name}' referencing '{table.name}'")
+                           f"referencing another table, or a table '{name}' (or '<prefix>_{name}') referencing '{table.name}'")
+
+
+def _referencing_candidates(tables: Mapping[str, sa.Table], name: str) -> list[sa.Table]:
+    """Tables a to-many relation may name: exactly, or with a prefix (`comments` → `blog_comments`)."""
+    exact = [tables[name]] if name in tables else []
+    return exact + [table for key, table in tables.items() if key.endswith("_" + name) and key != name]
 
 
 def _from_mapper(model: Any, name: str) -> tuple[bool, sa.Table, sa.Column[Any], sa.Column[Any]] | None:
