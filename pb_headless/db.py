@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import sqlite3
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -84,3 +86,21 @@ def casefold(database_dialect: str, expression: sa.ColumnElement[Any]) -> sa.Col
     if database_dialect == "sqlite":
         return sa.func.pb_casefold(expression)
     return sa.func.lower(expression)
+
+
+@contextlib.asynccontextmanager
+async def write_transaction(database: Database) -> AsyncIterator[None]:
+    """One write, all or nothing. SQLite takes its write lock up front (BEGIN IMMEDIATE): a deferred
+    transaction that reads first and writes later can deadlock against another writer and fail at once."""
+    if dialect_name(database) != "sqlite":
+        async with database.transaction():
+            yield
+        return
+    async with database.connection() as connection:
+        await connection.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        except BaseException:
+            await connection.execute("ROLLBACK")
+            raise
+        await connection.execute("COMMIT")

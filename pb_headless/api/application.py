@@ -26,7 +26,7 @@ from pb_headless.api.responses import empty_response
 from pb_headless.api.routing import check_not_shadowing, match, normalize
 from pb_headless.api.snapshot import Snapshot, SnapshotCache
 from pb_headless.auth import API_SCOPE_KEY, Principal, token_from_headers
-from pb_headless.db import prepare
+from pb_headless.db import dialect_name, prepare
 from pb_headless.errors import ApiError, RateLimited, ServerError, Unauthorized, error_response
 from pb_headless.proxies import TrustedProxies, rate_key
 from pb_headless.ratelimit import MemoryRateLimiter, RateDecision, RateLimiter
@@ -85,6 +85,7 @@ class HeadlessAPI:
         self.title = title
         self.version = __version__
         self.snapshots = SnapshotCache(database, registry)
+        self.dialect = dialect_name(database)
         prepare(database)
 
     # -- life cycle ----------------------------------------------------------------------------

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import inspect
 from typing import TYPE_CHECKING, Any
 
 from starlette.requests import Request
@@ -11,9 +10,10 @@ from starlette.responses import Response
 from pb_headless.api import objects
 from pb_headless.api.responses import NO_STORE, json_response
 from pb_headless.api.routing import METHODS_OF, OPERATIONS, READ_METHODS, Match
-from pb_headless.auth import Principal, user_reference
+from pb_headless.auth import Principal, find_api, user_reference
 from pb_headless.errors import Forbidden, MethodNotAllowed, NotFound, ServiceUnavailable, UnknownObject
 from pb_headless.registry import ObjectSpec
+from pb_headless.routes import run_endpoint
 
 if TYPE_CHECKING:
     from pb_headless.api.application import HeadlessAPI
@@ -93,19 +93,17 @@ async def _object(api: HeadlessAPI, request: Request, found: Match, principal: P
 
 
 async def _custom(request: Request, found: Match, principal: Principal) -> Response:
+    """A custom route: 405 for a method it does not serve, then its guard (403), then the endpoint."""
     method = "GET" if request.method == "HEAD" else request.method
-    chosen = next((definition for definition in found.routes if definition.method == method), None)
+    chosen = next(((d, params) for d, params in found.candidates if d.method == method), None)
     if chosen is None:
         allowed = {d.method for d in found.routes} | {"OPTIONS"}
         raise MethodNotAllowed(allowed | ({"HEAD"} if "GET" in allowed else set()))
-    chosen.guard.check(principal)
-    request.scope["path_params"] = found.params
-    result = chosen.endpoint(request)
-    if inspect.isawaitable(result):
-        result = await result
-    if isinstance(result, Response):
-        return result
-    return json_response(result, cache=objects.OBJECT_CACHING)
+    definition, params = chosen
+    definition.guard.check(principal)
+    request.scope["path_params"] = params
+    request.state.database = find_api(request).database
+    return await run_endpoint(definition, request)
 
 
 def _allow(request: Request, methods: tuple[str, ...]) -> None:

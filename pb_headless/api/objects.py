@@ -1,30 +1,63 @@
-"""The generic object endpoints: list, show, create, update, delete."""
+"""The generic read endpoints (list, show) and the table of every object operation's handler."""
 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
+from urllib.parse import quote, urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
 
+from pb_headless.api import writes
 from pb_headless.api.responses import OBJECT_CACHING, json_response
 from pb_headless.errors import NotFound
+from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, plan_show
 from pb_headless.registry import ObjectSpec
 
 if TYPE_CHECKING:
     from pb_headless.api.application import HeadlessAPI
 
 Handler = Callable[["HeadlessAPI", Request, ObjectSpec, str], Awaitable[Response]]
+PAGING_PARAMETERS = frozenset({"offset", "page"})
 
 
 async def list_records(api: HeadlessAPI, request: Request, spec: ObjectSpec, _: str) -> Response:
-    raise NotFound()
+    pairs = request.query_params.multi_items()
+    plan = plan_list(spec, parse_query(pairs))
+    records, total = await fetch_list(api.database, spec, plan, api.dialect)
+    meta: dict[str, Any] = {
+        "total": total, "count": len(records), "limit": plan.limit, "offset": plan.offset,
+        "has_more": plan.offset + len(records) < total,
+    }
+    if plan.ignored:
+        meta["ignored"] = list(plan.ignored)
+    address = f"{api.api_root(request)}/objects/{spec.name}"
+    links = {
+        "self": _link(address, pairs, None),
+        "next": _link(address, pairs, plan.offset + plan.limit) if meta["has_more"] and plan.limit else None,
+        "prev": _link(address, pairs, max(plan.offset - plan.limit, 0)) if plan.offset > 0 else None,
+    }
+    return json_response({"data": records, "meta": meta, "links": links}, cache=OBJECT_CACHING)
 
 
 async def show_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, record_id: str) -> Response:
-    raise NotFound()
+    plan = plan_show(spec, parse_query(request.query_params.multi_items()))
+    record = await fetch_one(api.database, spec, plan, record_id, api.dialect)
+    if record is None:
+        raise NotFound(f"There is no record '{record_id}' in '{spec.name}'.")
+    return json_response({"data": record}, cache=OBJECT_CACHING)
 
 
-HANDLERS: dict[str, Handler] = {"list": list_records, "show": show_record}
-__all__ = ["HANDLERS", "OBJECT_CACHING", "json_response"]
+def _link(address: str, pairs: list[tuple[str, str]], offset: int | None) -> str:
+    """This page's address, or another page's: every other parameter kept, `offset` replaced."""
+    if offset is not None:
+        pairs = [(key, value) for key, value in pairs if key not in PAGING_PARAMETERS] + [("offset", str(offset))]
+    query = urlencode(pairs, quote_via=quote, safe="[],*-")
+    return f"{address}?{query}" if query else address
+
+
+HANDLERS: dict[str, Handler] = {
+    "list": list_records, "show": show_record,
+    "create": writes.create_record, "update": writes.update_record, "delete": writes.delete_record,
+}

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
-from pb_headless.routes import RouteDef
+from pb_headless.routes import RouteDef, RouteError
 
 SERVICE_PATHS = frozenset({"/health", "/me", "/objects", "/openapi.json"})
 READ_METHODS = ("GET", "HEAD")
@@ -19,14 +20,22 @@ METHODS_OF = {
     "record": {"show": ("GET", "HEAD"), "update": ("PATCH",), "delete": ("DELETE",)},
 }
 
+# Paths a custom route must not answer: the service endpoints and the whole /objects tree, probed
+# with names and ids of every shape a converter could accept.
+_GENERIC_PROBES = (*sorted(SERVICE_PATHS), "/objects/x", "/objects/1", "/objects/x/1", "/objects/1/1",
+                   "/objects/x/x", "/objects/x-y/1.5")
+
 
 @dataclass(frozen=True, slots=True)
 class Match:
     kind: str                      # service | collection | record | custom | none
     name: str = ""                 # service path, or object name
     record_id: str = ""
-    routes: tuple[RouteDef, ...] = ()
-    params: dict[str, str] = field(default_factory=dict)
+    candidates: tuple[tuple[RouteDef, dict[str, Any]], ...] = ()  # custom routes and their path params
+
+    @property
+    def routes(self) -> tuple[RouteDef, ...]:
+        return tuple(definition for definition, _ in self.candidates)
 
 
 def normalize(path: str) -> str:
@@ -44,24 +53,26 @@ def match(path: str, custom: tuple[RouteDef, ...]) -> Match:
         if len(parts) == 2 and all(parts):
             return Match("record", parts[0], parts[1])
         return Match("none")
-    hits = [(definition, params) for definition in custom if (params := definition.match(path)) is not None]
-    if hits:
-        return Match("custom", routes=tuple(d for d, _ in hits), params=hits[0][1])
-    return Match("none")
+    candidates = tuple((definition, params) for definition in custom
+                       if (params := definition.match(path)) is not None)
+    return Match("custom", candidates=candidates) if candidates else Match("none")
 
 
 def check_not_shadowing(custom: tuple[RouteDef, ...]) -> None:
-    """A custom route may not take a path the generic endpoints serve."""
-    probes = [*SERVICE_PATHS, "/objects/x", "/objects/x/1"]
+    """A custom route may not take a path the generic endpoints serve, nor repeat another route."""
     for definition in custom:
-        taken = [probe for probe in probes if definition.match(probe) is not None]
-        if taken or definition.path == "/objects" or definition.path.startswith("/objects/"):
-            raise ValueError(
-                f"custom route {definition.method} {definition.path} ({definition.endpoint.__qualname__}) "
-                f"would shadow the generic endpoint {taken[0] if taken else '/objects/...'}; choose another path")
-    seen: set[tuple[str, str]] = set()
+        taken = next((probe for probe in _GENERIC_PROBES if definition.match(probe) is not None), None)
+        if taken is None and (definition.path == "/objects" or definition.path.startswith("/objects/")):
+            taken = "/objects/..."
+        if taken is not None:
+            generic = "/objects/..." if taken.startswith("/objects/") else taken
+            raise RouteError(
+                f"custom route {definition.describe()} would shadow the generic endpoint {generic} "
+                "under /api/pb/v1; choose another path (the /objects tree and /health, /me, /objects, "
+                "/openapi.json belong to the API)")
+    seen: dict[tuple[str, str], RouteDef] = {}
     for definition in custom:
-        key = (definition.method, definition.path)
+        key = (definition.method, definition.template)
         if key in seen:
-            raise ValueError(f"custom route {definition.method} {definition.path} is declared twice")
-        seen.add(key)
+            raise RouteError(f"custom route {definition.describe()} repeats {seen[key].describe()}")
+        seen[key] = definition
