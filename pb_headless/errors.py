@@ -117,7 +117,7 @@ class ValidationFailed(ApiError):
     default_message = "The given data was invalid."
 
     def __init__(self, details: Mapping[str, list[str]], message: str | None = None) -> None:
-        super().__init__(message, details=dict(details))
+        super().__init__(message, details={str(field): list(messages) for field, messages in details.items()})
 
 
 class RateLimited(ApiError):
@@ -144,7 +144,7 @@ class ServerError(ApiError):
 
 
 def json_bytes(payload: Any) -> bytes:
-    return orjson.dumps(payload)
+    return orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
 
 
 def error_response(error: ApiError, headers: Mapping[str, str] | None = None) -> Response:

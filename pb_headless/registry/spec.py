@@ -46,7 +46,7 @@ class FieldSpec:
 
     @classmethod
     def of(cls, column: sa.Column[Any]) -> FieldSpec:
-        return cls(column.name, column, kind_of(column))
+        return cls(str(column.name), column, kind_of(column))
 
 
 @dataclass(frozen=True, slots=True)
