@@ -1,0 +1,141 @@
+"""Joins a column and its parsed rules into a `FieldPlan`, the one source of both checks and schema."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import sqlalchemy as sa
+
+from pb_headless.rules.columns import ARRAY, BOOLEAN, INTEGER, NUMBER, STRING, ColumnKind, describe_column
+from pb_headless.rules.errors import FieldRef
+from pb_headless.rules.grammar import OPTION_RULES, SIZE_RULES, Rule, parse_rules
+from pb_headless.rules.values import Invalid, convert_option
+
+_NUMERIC_KINDS = frozenset({"integer", "float", "decimal"})
+_STRING_LIKE = frozenset({"string", "json"})
+
+# Which column kinds each rule makes sense on; anything else is a declaration mistake.
+_FITS: dict[str, frozenset[str] | None] = {
+    "required": None,
+    "nullable": None,
+    "unique": None,
+    "string": frozenset({"string", "json", "uuid", "date", "datetime", "time"}),
+    "integer": _NUMERIC_KINDS | {"json"},
+    "numeric": _NUMERIC_KINDS | {"json"},
+    "boolean": frozenset({"boolean", "json"}),
+    "array": frozenset({"json"}),
+    "email": _STRING_LIKE,
+    "url": _STRING_LIKE,
+    "regex": _STRING_LIKE,
+    "alpha": _STRING_LIKE,
+    "alpha_num": _STRING_LIKE,
+    "alpha_dash": _STRING_LIKE,
+    "uuid": _STRING_LIKE | {"uuid"},
+    "date": _STRING_LIKE | {"date", "datetime"},
+    **dict.fromkeys(SIZE_RULES, _NUMERIC_KINDS | _STRING_LIKE),
+    **dict.fromkeys(OPTION_RULES, _NUMERIC_KINDS | _STRING_LIKE | {"date"}),
+}
+
+# The JSON types a rule lets through; a field accepts what its column and all its rules agree on.
+_RULE_ATOMS = {
+    "string": frozenset({STRING}),
+    "integer": frozenset({INTEGER}),
+    "numeric": NUMBER,
+    "boolean": frozenset({BOOLEAN}),
+    "array": frozenset({ARRAY}),
+    **dict.fromkeys(
+        ("email", "url", "uuid", "date", "regex", "alpha", "alpha_num", "alpha_dash"), frozenset({STRING})
+    ),
+}
+
+
+@dataclass(frozen=True)
+class FieldPlan:
+    """One field: its column kind, its rules, and what they add up to."""
+
+    name: str
+    kind: ColumnKind
+    rules: tuple[Rule, ...]
+    atoms: frozenset[str]
+    allowed: tuple[object, ...] | None = None
+    forbidden: tuple[object, ...] = ()
+
+    @property
+    def required(self) -> bool:
+        """The explicit `required` rule: present on create, and never empty."""
+        return self.has("required")
+
+    @property
+    def present_on_create(self) -> bool:
+        """A create must send it: `required`, or a NOT NULL column nothing else would fill."""
+        return self.required or not (self.kind.nullable or self.kind.has_default)
+
+    @property
+    def accepts_null(self) -> bool:
+        return self.kind.nullable and not self.required
+
+    def has(self, name: str) -> bool:
+        return any(rule.name == name for rule in self.rules)
+
+    def named(self, *names: str) -> tuple[Rule, ...]:
+        return tuple(rule for rule in self.rules if rule.name in names)
+
+    def rule_atoms(self, rule: Rule) -> frozenset[str] | None:
+        """The JSON types `rule` lets through, or None when it does not constrain the type."""
+        if rule.name == "numeric" and self.kind.name == "decimal":
+            return NUMBER | {STRING}  # a Numeric column takes "19.99" as a number
+        return _RULE_ATOMS.get(rule.name)
+
+
+def plan_field(
+    ref: FieldRef, column: sa.Column, spec: str | Sequence[str] | None, *, writable: bool
+) -> FieldPlan:
+    kind = describe_column(column)
+    type_name = type(column.type).__name__
+    if writable and kind.name == "unsupported":
+        raise ref.error(
+            f"column type {type_name} cannot be written through the API (take it out of 'writable')"
+        )
+    rules = parse_rules(spec, ref) if spec is not None else ()
+    for rule in rules:
+        _check_fit(ref, rule, kind, type_name)
+    plan = FieldPlan(ref.field, kind, rules, kind.atoms)
+    atoms = kind.atoms
+    for rule in rules:
+        atoms &= plan.rule_atoms(rule) or atoms
+    if not atoms:
+        typed = "', '".join(rule.text for rule in rules if plan.rule_atoms(rule) is not None)
+        raise ref.error(f"rules '{typed}' cannot all hold for one value (column type {type_name})")
+    return FieldPlan(ref.field, kind, rules, atoms, *_options(ref, kind, rules))
+
+
+def _check_fit(ref: FieldRef, rule: Rule, kind: ColumnKind, type_name: str) -> None:
+    kinds = _FITS[rule.name]
+    if kinds is not None and kind.name not in kinds:
+        raise ref.error(f"rule {rule.text!r} does not fit column type {type_name}")
+    if rule.name == "nullable" and not kind.nullable:
+        raise ref.error(f"rule {rule.text!r} does not fit a NOT NULL column")
+    lengths = rule.name in SIZE_RULES and kind.name in _STRING_LIKE
+    if lengths and any(number < 0 or number != int(number) for number in rule.numbers):
+        raise ref.error(f"rule {rule.text!r}: a length or a count is a whole number, 0 or more")
+
+
+def _options(ref: FieldRef, kind: ColumnKind, rules: tuple[Rule, ...]) -> tuple[tuple | None, tuple]:
+    """The values `in` rules (and an Enum column) admit, in order, and those `not_in` rules refuse."""
+    allowed: list[object] | None = list(kind.choices) if kind.choices is not None else None
+    forbidden: list[object] = []
+    for rule in rules:
+        if rule.name not in OPTION_RULES:
+            continue
+        try:
+            values = [convert_option(kind, option) for option in rule.options]
+        except Invalid as error:
+            raise ref.error(f"rule {rule.text!r}: {error.args[0]!r} is not a value of this column") from None
+        if rule.name == "not_in":
+            forbidden += [value for value in values if value not in forbidden]
+        else:
+            allowed = values if allowed is None else [value for value in allowed if value in values]
+    if allowed is not None and not [value for value in allowed if value not in forbidden]:
+        raise ref.error("no value satisfies every 'in' and 'not_in' rule of the field")
+    return (None if allowed is None else tuple(dict.fromkeys(allowed))), tuple(forbidden)
