@@ -1,0 +1,13 @@
+"""The read path of the generic endpoints: parse → plan → compile to SQL → run and render."""
+
+from pb_headless.query.compiler import compile_list, compile_show, relation_select
+from pb_headless.query.executor import fetch_list, fetch_one
+from pb_headless.query.grammar import OPERATORS, ParsedQuery, parse_query
+from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan, plan_list, plan_show
+from pb_headless.query.render import render_record, render_value
+
+__all__ = [
+    "OPERATORS", "Condition", "ListPlan", "Ordering", "ParsedQuery", "ShowPlan", "compile_list",
+    "compile_show", "fetch_list", "fetch_one", "parse_query", "plan_list", "plan_show", "relation_select",
+    "render_record", "render_value",
+]

@@ -1,0 +1,179 @@
+"""Turns list and show plans into SQLAlchemy Core statements for one database dialect.
+
+Every statement starts from the same narrowed base: the object's table, only published rows, then
+the declaration's `query`. `query` is called on every compile, never cached: it may read the clock
+or other state that changes between requests.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from operator import eq, ge, gt, le, lt, ne
+from typing import Any
+from weakref import WeakKeyDictionary
+
+import sqlalchemy as sa
+
+from pb_headless.db import casefold
+from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan
+from pb_headless.registry.spec import DATETIME, INTEGER, NUMBER, STRING, FieldSpec, ObjectSpec, RelationSpec
+
+# Not a backslash: MariaDB reads a backslash inside the `ESCAPE '...'` literal as an escape itself.
+LIKE_ESCAPE = "!"
+RELATION_KEY = "pb_relation_key"  # the label of the matched remote column in a relation's rows
+
+_COMPARISONS: dict[str, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
+    "eq": eq, "ne": ne, "gt": gt, "gte": ge, "lt": lt, "lte": le,
+}
+
+
+def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Select[Any], sa.Select[Any]]:
+    """The page statement and the statement counting every matching row.
+
+    The count wraps the filtered select as a subquery, so joins, DISTINCT or GROUP BY that `query`
+    may add count exactly the rows the pages show.
+    """
+    shape = _shape(spec)
+    filtered = _narrowed(spec, _columns(spec, plan)).where(
+        *(_condition(condition, dialect) for condition in plan.conditions),
+        *_search(shape.search_expressions(spec, dialect), plan.search, dialect),
+    ).order_by(None)
+    count = sa.select(sa.func.count()).select_from(filtered.subquery())
+    ordered = filtered.order_by(*(_ordering(order) for order in plan.order))
+    page = ordered.limit(plan.limit).offset(plan.offset)
+    return page, count
+
+
+def compile_show(spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str) -> sa.Select[Any]:
+    """One published row by primary key (`pk_value` already converted by the key's kind)."""
+    match = _condition(Condition(spec.pk, "eq", pk_value, "id"), dialect)
+    return _narrowed(spec, _columns(spec, plan)).where(match).limit(1)
+
+
+def relation_select(relation: RelationSpec, keys: Sequence[Any]) -> sa.Select[Any]:
+    """The related rows of a whole page in one statement: `WHERE remote IN (keys)`, published only."""
+    columns = [field.column for field in relation.fields]
+    statement = sa.select(*columns, relation.remote.label(RELATION_KEY)).where(relation.remote.in_(keys))
+    if relation.published is not None:
+        statement = statement.where(relation.published == sa.true())
+    # A stable order, so a to-many array reads the same on every request and every database.
+    return statement.order_by(relation.remote, *relation.table.primary_key.columns)
+
+
+class _Shape:
+    """What is the same for every request on one object: computed once per spec and dialect."""
+
+    def __init__(self, spec: ObjectSpec) -> None:
+        self.published = () if spec.published is None else (spec.published == sa.true(),)
+        self._search: dict[str, tuple[sa.ColumnElement[Any], ...]] = {}
+
+    def search_expressions(self, spec: ObjectSpec, dialect: str) -> tuple[sa.ColumnElement[Any], ...]:
+        expressions = self._search.get(dialect)
+        if expressions is None:
+            expressions = tuple(casefold(dialect, _as_text(spec.fields[name].column))
+                                for name in spec.searchable if name in spec.fields)
+            self._search[dialect] = expressions
+        return expressions
+
+
+# Specs are frozen and rebuilt with each registry version; the shape goes away with its spec.
+_shapes: WeakKeyDictionary[ObjectSpec, _Shape] = WeakKeyDictionary()
+
+
+def _shape(spec: ObjectSpec) -> _Shape:
+    shape = _shapes.get(spec)
+    if shape is None:
+        shape = _shapes[spec] = _Shape(spec)
+    return shape
+
+
+def _narrowed(spec: ObjectSpec, columns: Sequence[sa.Column[Any]]) -> sa.Select[Any]:
+    base = sa.select(*columns).select_from(spec.table).where(*_shape(spec).published)
+    return spec.query(base) if spec.query is not None else base
+
+
+def _columns(spec: ObjectSpec, plan: ShowPlan) -> list[sa.Column[Any]]:
+    """The requested fields, plus the local key of each relation to load (published or not)."""
+    columns = {field.name: field.column for field in plan.fields}
+    for relation in plan.relations:
+        columns.setdefault(relation.local.name, relation.local)
+    return list(columns.values())
+
+
+def _condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
+    field, operator, value = condition.field, condition.operator, condition.value
+    if operator == "null":
+        return field.column.is_(None) if value else field.column.is_not(None)
+    column = _comparable(field)
+    if operator == "like":
+        return _contains(casefold(dialect, _as_text(field.column)), _literal_text(value), dialect)
+    if operator in ("in", "nin"):
+        values = [_bound(field, item, dialect) for item in value]
+        return column.in_(values) if operator == "in" else column.not_in(values)
+    if operator == "between":
+        return column.between(_bound(field, value[0], dialect), _bound(field, value[1], dialect))
+    return _COMPARISONS[operator](column, _bound(field, value, dialect))
+
+
+def _comparable(field: FieldSpec) -> sa.ColumnElement[Any]:
+    # A column the registry calls a string without being text, a UUID or an enum (time, interval,
+    # binary, arrays...) compares as text: its driver could not take the client's text as a value.
+    if field.kind == STRING and not _takes_text_values(field.column):
+        return sa.cast(field.column, sa.String())
+    return field.column
+
+
+def _bound(field: FieldSpec, value: Any, dialect: str) -> sa.ColumnElement[Any]:
+    column_type = field.column.type
+    if dialect == "postgresql":
+        # asyncpg types a parameter after the column (int4, float4) and fails on a wider value;
+        # a widened parameter lets PostgreSQL compare across the integer and float types instead.
+        if field.kind == INTEGER:
+            return sa.cast(sa.literal(value, sa.BigInteger()), sa.BigInteger())
+        if field.kind == NUMBER:
+            return sa.cast(sa.literal(value, sa.Double()), sa.Double())
+    if field.kind == STRING and not _takes_text_values(field.column):
+        return sa.literal(value, sa.String())
+    if field.kind == DATETIME and not getattr(column_type, "timezone", False):
+        value = value.replace(tzinfo=None)  # planned values are UTC; naive columns store naive UTC
+    return sa.literal(value, column_type)
+
+
+def _search(expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str],
+            dialect: str) -> list[sa.ColumnElement[Any]]:
+    """Every term must appear in at least one searchable field."""
+    clauses = []
+    for term in terms:
+        pattern = _literal_text(term)  # one parameter per term, shared by every field it is tried on
+        clauses.append(sa.or_(*(_contains(expression, pattern, dialect) for expression in expressions)))
+    return clauses
+
+
+def _contains(folded: sa.ColumnElement[Any], pattern: sa.BindParameter[str],
+              dialect: str) -> sa.ColumnElement[Any]:
+    """Case-insensitive "contains": both sides folded by the database, so they fold alike."""
+    return folded.like(casefold(dialect, pattern), escape=LIKE_ESCAPE)
+
+
+def _literal_text(text: str) -> sa.BindParameter[str]:
+    """`%text%` where `%`, `_` and the escape character itself match only literally."""
+    escaped = (text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", f"{LIKE_ESCAPE}%")
+               .replace("_", f"{LIKE_ESCAPE}_"))
+    return sa.bindparam(None, f"%{escaped}%", type_=sa.String())
+
+
+def _as_text(column: sa.Column[Any]) -> sa.ColumnElement[Any]:
+    return column if _is_plain_text(column) else sa.cast(column, sa.String())
+
+
+def _is_plain_text(column: sa.Column[Any]) -> bool:
+    return isinstance(column.type, sa.String) and not isinstance(column.type, sa.Enum)
+
+
+def _takes_text_values(column: sa.Column[Any]) -> bool:
+    """Text, or a UUID or enum column (the planner converted and checked their values)."""
+    return isinstance(column.type, (sa.String, sa.Uuid))
+
+
+def _ordering(order: Ordering) -> sa.UnaryExpression[Any]:
+    return order.field.column.desc() if order.descending else order.field.column.asc()

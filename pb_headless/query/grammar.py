@@ -1,0 +1,170 @@
+"""The list query-string grammar: decoded `(key, value)` pairs in, small typed terms out (no HTTP, no SQL).
+
+The grammar knows the shape of each parameter, not the object: whether `filter[secret]` names a
+filterable field is the planner's question. Every term keeps its text as written and its position in
+the query string, so `meta.ignored` and 422 `details` can name exactly what the client sent.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+OPERATORS = frozenset({"eq", "ne", "gt", "gte", "lt", "lte", "like", "in", "nin", "between", "null"})
+# Operators taking several values: comma-separated, or one value per repeated `...[op][]=` pair,
+# which is how a client sends values that contain commas.
+LIST_OPERATORS = frozenset({"in", "nin", "between"})
+LARGEST_NUMBER = 2**31 - 1
+LIST_PARAMETERS = ("sort", "fields", "with")
+NUMBER_PARAMETERS = ("limit", "offset", "page")
+
+_FILTER_KEY = re.compile(r"filter\[([^\[\]]+)\](?:\[([^\[\]]+)\])?(\[\])?")
+_ASCII_DIGITS = re.compile(r"[0-9]+")
+
+
+@dataclass(frozen=True, slots=True)
+class FilterTerm:
+    """`filter[field]=v` (operator `eq`) or `filter[field][op]=v`; `values` is already split."""
+
+    field: str
+    operator: str
+    values: tuple[str, ...]
+    written: str        # the key as written: `filter[price][gte]`
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class ListItem:
+    """One comma-separated item of `sort`, `fields` or `with`."""
+
+    name: str
+    written: str        # `sort=-secret`, `fields=secret`, `with=author.posts`
+    position: int
+    descending: bool = False   # only `sort` items use it
+
+
+@dataclass(frozen=True, slots=True)
+class NumberTerm:
+    value: int
+    written: str        # `limit=50`
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class SearchText:
+    terms: tuple[str, ...]
+    written: str        # `search=red shoes`
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class Ignored:
+    written: str
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedQuery:
+    filters: tuple[FilterTerm, ...] = ()
+    search: tuple[SearchText, ...] = ()
+    sort: tuple[ListItem, ...] = ()
+    fields: tuple[ListItem, ...] = ()
+    relations: tuple[ListItem, ...] = ()
+    limit: NumberTerm | None = None
+    offset: NumberTerm | None = None
+    page: NumberTerm | None = None
+    ignored: tuple[Ignored, ...] = ()
+
+
+def parse_query(pairs: Iterable[tuple[str, str]]) -> ParsedQuery:
+    """Parse percent-decoded query pairs (Starlette's `query_params.multi_items()`).
+
+    Parameters outside the grammar (`utm_source`, a cache-busting `_`) are left alone and not reported:
+    they were never ours to ignore, and links keep them.
+    """
+    builder = _Builder()
+    for position, (key, value) in enumerate(pairs):
+        if key == "filter" or key.startswith("filter["):
+            builder.add_filter(key, value, position)
+        elif key == "search":
+            builder.add_search(value, position)
+        elif key in LIST_PARAMETERS:
+            builder.add_list(key, value, position)
+        elif key in NUMBER_PARAMETERS:
+            builder.add_number(key, value, position)
+    return builder.build()
+
+
+def split_list(value: str) -> tuple[str, ...]:
+    """The comma-separated values of `in`, `nin` and `between`, kept exactly as written."""
+    return tuple(value.split(","))
+
+
+class _Builder:
+    """Collects terms in query-string order; repeated `[]` filter pairs merge into one term."""
+
+    def __init__(self) -> None:
+        self.filters: list[FilterTerm] = []
+        self.repeated: dict[str, int] = {}   # `filter[f][in][]` key -> index in self.filters
+        self.search: list[SearchText] = []
+        self.lists: dict[str, list[ListItem]] = {name: [] for name in LIST_PARAMETERS}
+        self.numbers: dict[str, NumberTerm] = {}
+        self.ignored: list[Ignored] = []
+
+    def add_filter(self, key: str, value: str, position: int) -> None:
+        match = _FILTER_KEY.fullmatch(key)
+        if match is None:
+            self.ignored.append(Ignored(key, position))
+            return
+        field, operator, brackets = match.group(1), match.group(2) or "eq", match.group(3)
+        if operator not in OPERATORS or (brackets and operator not in LIST_OPERATORS):
+            self.ignored.append(Ignored(key, position))
+            return
+        if not brackets:
+            values = split_list(value) if operator in LIST_OPERATORS else (value,)
+            self.filters.append(FilterTerm(field, operator, values, key, position))
+        elif key in self.repeated:
+            index = self.repeated[key]
+            term = self.filters[index]
+            self.filters[index] = FilterTerm(field, operator, (*term.values, value), key, term.position)
+        else:
+            self.repeated[key] = len(self.filters)
+            self.filters.append(FilterTerm(field, operator, (value,), key, position))
+
+    def add_search(self, value: str, position: int) -> None:
+        terms = tuple(value.split())
+        if terms:  # CONTRACT §11: an empty search is not an ignored parameter
+            self.search.append(SearchText(terms, f"search={value}", position))
+
+    def add_list(self, key: str, value: str, position: int) -> None:
+        # A repeated `sort=a&sort=b` reads as `sort=a,b`.
+        for raw in value.split(","):
+            item = raw.strip()
+            if not item:
+                continue
+            descending = key == "sort" and item.startswith("-")
+            name = item[1:].strip() if descending else item
+            self.lists[key].append(ListItem(name, f"{key}={item}", position, descending))
+
+    def add_number(self, key: str, value: str, position: int) -> None:
+        written = f"{key}={value}"
+        # Leading zeros are digits too; strip them before int() so a 5000-digit value cannot trip
+        # Python's limit on converting long strings.
+        digits = value.lstrip("0") or "0"
+        number = int(digits) if _ASCII_DIGITS.fullmatch(value) and len(digits) <= 10 else None
+        if number is None or number > LARGEST_NUMBER or (key == "page" and number == 0):
+            self.ignored.append(Ignored(written, position))
+            return
+        earlier = self.numbers.get(key)
+        if earlier is not None:  # the last one wins; the overridden one was dropped, so say so
+            self.ignored.append(Ignored(earlier.written, earlier.position))
+        self.numbers[key] = NumberTerm(number, written, position)
+
+    def build(self) -> ParsedQuery:
+        return ParsedQuery(
+            filters=tuple(self.filters), search=tuple(self.search), sort=tuple(self.lists["sort"]),
+            fields=tuple(self.lists["fields"]), relations=tuple(self.lists["with"]),
+            limit=self.numbers.get("limit"), offset=self.numbers.get("offset"), page=self.numbers.get("page"),
+            ignored=tuple(self.ignored),
+        )

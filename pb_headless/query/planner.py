@@ -1,0 +1,194 @@
+"""Applies an object's whitelists to a parsed query: the plan of what to read, and what was dropped.
+
+Pure like the grammar: no I/O and no SQL statements, only `FieldSpec`/`RelationSpec` references and
+converted Python values. A plan whose `details` is not empty must not run; the caller answers 422
+(`ValidationFailed(plan.details)`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from pb_headless.query.conversion import ConversionError, convert, literal_text, parse_flag
+from pb_headless.query.grammar import FilterTerm, ListItem, ParsedQuery
+from pb_headless.registry.spec import JSON, STRING, FieldSpec, ObjectSpec, RelationSpec
+
+MAX_LIST_VALUES = 100
+
+
+@dataclass(frozen=True, slots=True)
+class Condition:
+    """One filter: `value` is a scalar, a tuple for `in`/`nin`/`between`, a bool for `null`."""
+
+    field: FieldSpec
+    operator: str
+    value: Any
+    written: str
+
+
+@dataclass(frozen=True, slots=True)
+class Ordering:
+    field: FieldSpec
+    descending: bool = False
+
+
+@dataclass(frozen=True)
+class ShowPlan:
+    fields: tuple[FieldSpec, ...]            # published order, primary key included
+    relations: tuple[RelationSpec, ...] = ()
+    ignored: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class ListPlan(ShowPlan):
+    conditions: tuple[Condition, ...] = ()
+    search: tuple[str, ...] = ()             # every term must appear in some searchable field
+    order: tuple[Ordering, ...] = ()         # ends with the primary key, ascending
+    limit: int = 0
+    offset: int = 0
+    details: dict[str, list[str]] = field(default_factory=dict)  # non-empty: answer 422
+
+
+def plan_show(spec: ObjectSpec, query: ParsedQuery) -> ShowPlan:
+    """`fields` and `with` apply to show as to list; the list-only parameters are not consulted."""
+    notes = _Notes(query)
+    return ShowPlan(fields=_fields(spec, query.fields, notes),
+                    relations=_relations(spec, query.relations, notes), ignored=notes.ignored())
+
+
+def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
+    notes = _Notes(query)
+    fields = _fields(spec, query.fields, notes)
+    relations = _relations(spec, query.relations, notes)
+    conditions = tuple(condition for term in query.filters
+                       if (condition := _condition(spec, term, notes)) is not None)
+    search = _search(spec, query, notes)
+    order = _order(spec, query.sort, notes)
+    limit, offset = _paging(spec, query)
+    return ListPlan(fields=fields, relations=relations, conditions=conditions, search=search, order=order,
+                    limit=limit, offset=offset, ignored=notes.ignored(), details=notes.details)
+
+
+class _Notes:
+    """What the planner dropped (in query-string order) and which values failed to convert."""
+
+    def __init__(self, query: ParsedQuery) -> None:
+        self._ignored = [(item.position, item.written) for item in query.ignored]
+        self.details: dict[str, list[str]] = {}
+
+    def ignore(self, position: int, written: str) -> None:
+        self._ignored.append((position, written))
+
+    def fail(self, written: str, message: str) -> None:
+        messages = self.details.setdefault(written, [])
+        if message not in messages:
+            messages.append(message)
+
+    def ignored(self) -> tuple[str, ...]:
+        ordered = sorted(self._ignored, key=lambda item: item[0])  # stable: items of one parameter keep order
+        return tuple(dict.fromkeys(written for _, written in ordered))
+
+
+def _fields(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tuple[FieldSpec, ...]:
+    wanted: set[str] = set()
+    for item in items:
+        if item.name in spec.fields:
+            wanted.add(item.name)
+        else:
+            notes.ignore(item.position, item.written)
+    if not wanted:
+        return tuple(spec.fields.values())
+    wanted.add(spec.pk.name)
+    return tuple(field for name, field in spec.fields.items() if name in wanted)
+
+
+def _relations(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tuple[RelationSpec, ...]:
+    chosen: dict[str, RelationSpec] = {}
+    for item in items:
+        relation = spec.relations.get(item.name)
+        if relation is None:  # unknown, not declared, or nested (`author.posts`): one level only
+            notes.ignore(item.position, item.written)
+        else:
+            chosen.setdefault(item.name, relation)
+    return tuple(chosen.values())
+
+
+def _condition(spec: ObjectSpec, term: FilterTerm, notes: _Notes) -> Condition | None:
+    field = spec.fields.get(term.field)
+    if (field is None or term.field not in spec.filterable or field.kind == JSON
+            or (term.operator == "like" and field.kind != STRING)):
+        # JSON has no portable comparison, and `like` is a text operator.
+        notes.ignore(term.position, term.written)
+        return None
+    try:
+        value = _operand(field, term)
+    except ConversionError as error:
+        notes.fail(term.written, str(error))
+        return None
+    return Condition(field, term.operator, value, term.written)
+
+
+def _operand(field: FieldSpec, term: FilterTerm) -> Any:
+    values = term.values
+    if term.operator == "null":
+        flag = parse_flag(values[0]) if len(values) == 1 else None
+        if flag is None:
+            raise ConversionError("must be true, 1, false or 0")
+        return flag
+    if term.operator in ("in", "nin") and len(values) > MAX_LIST_VALUES:
+        raise ConversionError(f"must have at most {MAX_LIST_VALUES} values")
+    if term.operator == "between" and len(values) != 2:
+        raise ConversionError("must have exactly two values")
+    if term.operator in ("in", "nin", "between"):
+        return tuple(convert(field, value) for value in values)
+    if term.operator == "like":  # a word to look for, not a value of the column's type
+        return literal_text(values[0])
+    return convert(field, values[0])
+
+
+def _search(spec: ObjectSpec, query: ParsedQuery, notes: _Notes) -> tuple[str, ...]:
+    if not query.search:
+        return ()
+    if not spec.searchable:
+        for text in query.search:
+            notes.ignore(text.position, text.written)
+        return ()
+    terms: dict[str, None] = {}
+    for text in query.search:
+        for term in text.terms:
+            try:
+                terms[literal_text(term)] = None
+            except ConversionError as error:
+                notes.fail("search", str(error))
+    return tuple(terms)
+
+
+def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tuple[Ordering, ...]:
+    order: dict[str, Ordering] = {}
+    for item in items:
+        field = spec.fields.get(item.name)
+        if field is None or item.name not in spec.sortable or field.kind == JSON or item.name in order:
+            # JSON has no ordering on PostgreSQL; a repeated field cannot sort twice.
+            notes.ignore(item.position, item.written)
+        else:
+            order[item.name] = Ordering(field, item.descending)
+    if not order:
+        for name, descending in spec.default_sort:
+            column = spec.columns.get(name)
+            if column is not None and column.kind != JSON and name not in order:
+                order[name] = Ordering(column, descending)
+    # The tie-breaker makes paging stable; CONTRACT §11 makes it ascending whatever came before.
+    order.setdefault(spec.pk.name, Ordering(spec.pk))
+    return tuple(order.values())
+
+
+def _paging(spec: ObjectSpec, query: ParsedQuery) -> tuple[int, int]:
+    limit = spec.per_page if query.limit is None else min(query.limit.value, spec.max_per_page)
+    if query.offset is not None:
+        offset = query.offset.value
+    elif query.page is not None:
+        offset = (query.page.value - 1) * limit
+    else:
+        offset = 0
+    return limit, offset
