@@ -42,6 +42,23 @@ state = sa.Table(
     sa.Column("version", sa.BigInteger, nullable=False),
 )
 
+# The API tab of each constructor table (SPEC "Publishing through the constructor"). The table
+# definitions are the host's; what is published of them lives here so every instance sees it.
+# Name lists are JSON arrays; NULL in writable/filterable/sortable means "the ticked fields".
+constructor_api = sa.Table(
+    "pb_constructor_api",
+    metadata,
+    sa.Column("table_name", sa.String(64), primary_key=True),
+    sa.Column("enabled", sa.Boolean, nullable=False, default=False),
+    sa.Column("fields", sa.Text, nullable=False),
+    sa.Column("operations", sa.Text, nullable=False),
+    sa.Column("url_name", sa.String(100), nullable=True),
+    sa.Column("writable", sa.Text, nullable=True),
+    sa.Column("filterable", sa.Text, nullable=True),
+    sa.Column("sortable", sa.Text, nullable=True),
+    sa.Column("updated_at", sa.DateTime, nullable=False),
+)
+
 # SPEC "Cross-origin access": system settings created by the installer, with their defaults.
 DEFAULT_SETTINGS: dict[str, str] = {
     "service_cors_origins": "",
