@@ -17,6 +17,7 @@ from sqlalchemy.sql.ddl import ExecutableDDLElement
 log = logging.getLogger("pb_headless")
 
 CASEFOLD_FUNCTION = "pb_casefold"
+SQLITE_BUSY_TIMEOUT = 30.0
 
 
 def dialect_name(database: Database) -> str:
@@ -79,6 +80,8 @@ def prepare(database: Database) -> None:
         log.warning("pb_headless: cannot install Unicode case folding on this SQLite backend")
         return
     options.setdefault("factory", _CasefoldingConnection)
+    # Writers queue for the write lock rather than fail: SQLite's 5 s default is short under load.
+    options.setdefault("timeout", SQLITE_BUSY_TIMEOUT)
 
 
 def casefold(database_dialect: str, expression: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:

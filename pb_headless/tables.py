@@ -72,13 +72,27 @@ DEFAULT_SETTINGS: dict[str, str] = {
 
 async def install(database: Database) -> None:
     """Create the library's tables and default settings; running it again changes nothing."""
+    existing = await existing_tables(database)
     for table in metadata.sorted_tables:
-        await run_ddl(database, CreateTable(table, if_not_exists=True))
+        if table.name not in existing:  # MariaDB warns on IF NOT EXISTS for a present table
+            await run_ddl(database, CreateTable(table, if_not_exists=True))
         for index in table.indexes:
             await _create_index(database, index)
     await _insert_missing(database, state, "id", {1: {"id": 1, "version": 1}})
     await _insert_missing(database, settings, "key",
                           {key: {"key": key, "value": value} for key, value in DEFAULT_SETTINGS.items()})
+
+
+async def existing_tables(database: Database) -> set[str]:
+    """The names of the tables in the database's current schema."""
+    dialect = dialect_name(database)
+    if dialect == "sqlite":
+        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+    elif dialect == "postgresql":
+        query = "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
+    else:
+        query = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
+    return {row[0] for row in await database.fetch_all(query)}
 
 
 async def _create_index(database: Database, index: sa.Index) -> None:

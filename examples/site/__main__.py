@@ -1,0 +1,5 @@
+"""`python -m examples.site ...`: see examples/site/commands.py."""
+
+from examples.site.commands import main
+
+raise SystemExit(main())

@@ -1,0 +1,152 @@
+"""The host: a Starlette site with the API at /api/pb/v1, public pages, and its administration area at /mgr/.
+
+request → CORSMiddleware (OPTIONS under the API, CORS headers)
+        → AdminSessions (signed-cookie sessions under /mgr only)
+        → Starlette routes: public pages, /mgr pages, /mgr/pb (pb_headless.admin), /api/pb/v1
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from databases import Database
+from starlette.applications import Starlette
+from starlette.routing import BaseRoute, Mount
+from starlette.staticfiles import StaticFiles
+
+from examples.site.config import SiteConfig
+from examples.site.definitions import load_tables
+from examples.site.installation import is_initialised, session_secret
+from examples.site.manager.constructor import ConstructorPages
+from examples.site.manager.dashboard import Dashboard
+from examples.site.manager.signin import HOME_URL, LOGIN_URL, SignIn
+from examples.site.pages import PublicPages
+from examples.site.rendering import Templates
+from examples.site.sessions import AdminSessions
+from examples.site.site_folder import SiteFolder
+from examples.site.users import UserStore
+from pb_headless import ApiRegistry, CORSMiddleware, HeadlessAPI
+from pb_headless.admin import AdminApp
+from pb_headless.constructor import ConstructorSource
+
+STATIC = Path(__file__).parent / "static"
+
+
+class SiteNotReady(RuntimeError):
+    """The database lacks the site's tables; `init` makes them."""
+
+
+@dataclass
+class Site:
+    """One running site: its configuration, database, registry, API and the ASGI app to serve."""
+
+    config: SiteConfig
+    folder: SiteFolder
+    database: Database
+    registry: ApiRegistry
+    api: HeadlessAPI
+    users: UserStore
+    sessions: AdminSessions
+    app: Any  # the ASGI app: CORSMiddleware around everything
+
+    async def startup(self) -> None:
+        """Connect, check the site is initialised, learn the session key, compile the registry once
+        (a broken declaration stops the start here, with its message)."""
+        await self.database.connect()
+        try:
+            if not await is_initialised(self.database):
+                raise SiteNotReady(
+                    f"the database {self.config.database_label} is not initialised: "
+                    "run `python -m examples.site init` first"
+                )
+            self.sessions.configure(self.config.secret_key or await session_secret(self.database))
+            await self.api.startup()
+        except BaseException:
+            await self.shutdown()
+            raise
+
+    async def shutdown(self) -> None:
+        await self.registry.close()
+        if self.database.is_connected:
+            await self.database.disconnect()
+
+    @contextlib.asynccontextmanager
+    async def running(self) -> AsyncIterator[Site]:
+        await self.startup()
+        try:
+            yield self
+        finally:
+            await self.shutdown()
+
+
+def create_site(config: SiteConfig) -> Site:
+    """Build the site from its configuration; nothing touches the database until `startup`."""
+    folder = SiteFolder(config.site_dir)
+    folder.activate()
+    database = Database(config.database_url)
+    users = UserStore(database)
+    api = build_api(config, folder, database, users)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        async with site.running():  # `site` is bound below, before any server starts the lifespan
+            yield
+
+    starlette = Starlette(routes=site_routes(config, folder, api, users), lifespan=lifespan)
+    starlette.state.database = database  # custom routes reach the database as request.app.state.database
+    starlette.state.pb_headless = api
+    sessions = AdminSessions(starlette)
+    site = Site(
+        config, folder, database, api.registry, api, users, sessions, CORSMiddleware(sessions, api=api)
+    )
+    return site
+
+
+def build_api(config: SiteConfig, folder: SiteFolder, database: Database, users: UserStore) -> HeadlessAPI:
+    """The registry (constructor tables < components < the declaration file) and the API serving it."""
+    registry = ApiRegistry()
+    registry.add_source(ConstructorSource(load_tables))
+    registry.load_components(config.components)
+    registry.load_file(folder.api_file)
+    return HeadlessAPI(
+        database,
+        registry,
+        user_loader=users.active,
+        redis_url=config.redis_url,
+        trusted_proxies=config.trusted_proxies,
+        routes=[folder.routes_file] if folder.routes_file else [],
+    )
+
+
+def site_routes(
+    config: SiteConfig, folder: SiteFolder, api: HeadlessAPI, users: UserStore
+) -> list[BaseRoute]:
+    templates = Templates()
+    signin = SignIn(users, templates)
+    admin = AdminApp(
+        api,
+        current_admin=signin.current_admin,
+        login_url=LOGIN_URL,
+        constructor_tables=load_tables,
+        list_users=users.choices,
+        viewer_url=config.docs_viewer_url,
+        home_url=HOME_URL,
+    )
+    return [
+        *PublicPages(api.database, folder, templates).routes(),
+        *signin.routes(),
+        *Dashboard(api, signin, templates).routes(),
+        *ConstructorPages(api.database, signin, templates).routes(),
+        Mount("/mgr/pb", app=admin),
+        Mount("/api/pb/v1", app=api),
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+    ]
+
+
+def create_app(config: SiteConfig | None = None) -> Any:
+    """The ASGI app for `uvicorn --factory examples.site.app:create_app`, configured from the environment."""
+    return create_site(config or SiteConfig.from_environment()).app

@@ -1,0 +1,147 @@
+"""The console: `python -m examples.site serve | init | admin create | quickstart`.
+
+Configuration comes from the environment (examples/site/config.py). A refusal is one line on
+stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import socket
+import sys
+from collections.abc import AsyncIterator, Sequence
+from typing import TYPE_CHECKING, Any, NoReturn
+
+from examples.site.config import SiteConfig
+
+if TYPE_CHECKING:
+    from databases import Database
+
+# The database, the library and uvicorn are imported by the commands that use them, so `--help`
+# and a mistyped argument answer at once.
+PROGRAM = "examples.site"
+
+
+class CommandError(Exception):
+    """A refusal printed as one line; `code` is the exit status."""
+
+    def __init__(self, message: str, code: int = 1) -> None:
+        super().__init__(message)
+        self.code = code
+
+
+class OneLineParser(argparse.ArgumentParser):
+    def error(self, message: str) -> NoReturn:
+        raise CommandError(f"{message} (see --help)", code=2)
+
+
+def port_number(value: str) -> int:
+    if not value.isdigit() or not 0 < int(value) < 65536:
+        raise argparse.ArgumentTypeError(f"invalid port {value!r}: a number from 1 to 65535")
+    return int(value)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = OneLineParser(prog=f"python -m {PROGRAM}", description="The pb_headless example site.")
+    commands = parser.add_subparsers(dest="command", required=True, metavar="command")
+    for name, text in (
+        ("serve", "run the site with uvicorn"),
+        ("quickstart", "init, make sure an admin and a demo token exist, print them, serve"),
+    ):
+        command = commands.add_parser(name, help=text, description=text)
+        command.add_argument("--host", default="127.0.0.1")
+        command.add_argument("--port", type=port_number, default=8000)
+    commands.add_parser("init", help="install the library's and the site's tables and the demo content")
+    admin = commands.add_parser("admin", help="administration users")
+    admin_commands = admin.add_subparsers(dest="admin_command", required=True, metavar="action")
+    create = admin_commands.add_parser("create", help="add an administration user; prints its id")
+    create.add_argument("--username", required=True)
+    create.add_argument("--password", required=True)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    try:
+        args = build_parser().parse_args(argv)
+        config = SiteConfig.from_environment()
+        return run(args, config)
+    except CommandError as error:
+        return refuse(str(error), error.code)
+    except KeyboardInterrupt:
+        return 130
+    except Exception as error:  # any other refusal (configuration, database, declaration) is one line too
+        return refuse(str(error) or type(error).__name__, 1)
+
+
+def refuse(message: str, code: int) -> int:
+    first_line = message.strip().splitlines()[0] if message.strip() else "failed"
+    print(f"{PROGRAM}: error: {first_line[:500]}", file=sys.stderr)
+    return code
+
+
+def run(args: argparse.Namespace, config: SiteConfig) -> int:
+    if args.command == "init":
+        for line in asyncio.run(init(config)):
+            print(line)
+        return 0
+    if args.command == "admin":
+        user = asyncio.run(create_admin(config, args.username, args.password))
+        print(f"created administration user '{user['username']}'; its id (a token's acting user):")
+        print(user["id"])
+        return 0
+    from examples.site.server import quickstart, serve  # uvicorn is needed only to serve
+
+    if args.command == "serve":
+        serve(config, args.host, args.port)
+    else:
+        quickstart(config, args.host, args.port)
+    return 0
+
+
+@contextlib.asynccontextmanager
+async def connected(config: SiteConfig) -> AsyncIterator[Database]:
+    from databases import Database
+
+    database = Database(config.database_url)
+    try:
+        await database.connect()
+    except Exception as error:
+        raise CommandError(f"cannot connect to {config.database_label}: {error}") from None
+    try:
+        yield database
+    finally:
+        await database.disconnect()
+
+
+async def init(config: SiteConfig) -> list[str]:
+    from examples.site.installation import initialise
+    from examples.site.site_folder import SiteFolder
+
+    async with connected(config) as database:
+        done = await initialise(database, SiteFolder(config.site_dir))
+    return [*done, f"initialised {config.database_label} for the site in {config.site_dir}"]
+
+
+async def create_admin(config: SiteConfig, username: str, password: str) -> dict[str, Any]:
+    from examples.site.schema import create_tables, metadata
+    from examples.site.users import UserStore
+
+    async with connected(config) as database:
+        await create_tables(database, metadata)  # the site's own tables, should `init` not have run yet
+        return await UserStore(database).create(username, password)
+
+
+def listening_socket(host: str, port: int) -> socket.socket:
+    """Bind before anything is printed, so a busy port is one line instead of a dead curl example."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    try:
+        sock.bind((host, port))
+    except (OSError, OverflowError) as error:
+        sock.close()
+        reason = getattr(error, "strerror", None) or str(error)
+        raise CommandError(f"cannot listen on {host}:{port}: {reason}") from None
+    return sock

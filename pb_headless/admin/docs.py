@@ -1,0 +1,100 @@
+"""The documentation endpoints of the administration area (CONTRACT §9): the docs page and the full document.
+
+`/docs?ctx=mgr` serves Swagger UI, whose files come from a CDN (or `viewer_url`); when they do not
+load, the page explains that and gives the specification's address instead of staying blank.
+`/openapi.json?ctx=mgr` serves the full document, with `servers` pointing at the API on this host.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, Response
+from starlette.routing import Route
+
+from pb_headless.admin.access import CurrentAdmin, admin_of, login_redirect
+from pb_headless.admin.rendering import PAGE_HEADERS
+from pb_headless.api.responses import NO_STORE, json_response
+from pb_headless.errors import NotFound, Unauthorized, error_response
+from pb_headless.openapi import full_document
+
+if TYPE_CHECKING:
+    from pb_headless.api.application import HeadlessAPI
+
+# swagger-ui-dist, major version 5 (the first to read OpenAPI 3.1), from a public CDN.
+SWAGGER_UI_CDN = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5"
+# How long the page waits for the viewer before it explains; the CONTRACT asks for "a few seconds".
+VIEWER_TIMEOUT_MS = 3000
+CONTEXT = "mgr"
+TEMPLATES = Path(__file__).parent / "templates"
+_NOT_FOUND_PAGE = "<!doctype html><title>Not found</title><p>Nothing was found at this address.</p>"
+_SIGN_IN_PAGE = (
+    "<!doctype html><title>Sign in required</title><p>Sign in to the administration area first.</p>"
+)
+
+
+def docs_routes(
+    api: HeadlessAPI, current_admin: CurrentAdmin, login_url: str | None, viewer_url: str = SWAGGER_UI_CDN
+) -> list[Route]:
+    """`/docs` and `/openapi.json`, relative to where the host mounts the admin area (`/mgr/pb`)."""
+    docs = DocsEndpoints(api, current_admin, login_url, viewer_url)
+    return [
+        Route("/docs", docs.page, methods=["GET"]),
+        Route("/openapi.json", docs.specification, methods=["GET"]),
+    ]
+
+
+class DocsEndpoints:
+    def __init__(
+        self, api: HeadlessAPI, current_admin: CurrentAdmin, login_url: str | None, viewer_url: str
+    ) -> None:
+        self.api = api
+        self.current_admin = current_admin
+        self.login_url = login_url
+        self.viewer_url = viewer_url.rstrip("/")
+        self.templates = Environment(
+            loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True)
+        )
+
+    async def page(self, request: Request) -> Response:
+        if request.query_params.get("ctx") != CONTEXT:
+            return HTMLResponse(_NOT_FOUND_PAGE, status_code=404, headers=PAGE_HEADERS)
+        if await admin_of(self.current_admin, request) is None:
+            if self.login_url is None:
+                return HTMLResponse(_SIGN_IN_PAGE, status_code=401, headers=PAGE_HEADERS)
+            return login_redirect(self.login_url, request)
+        root = request.scope.get("root_path", "").rstrip("/")
+        origin = origin_of(self.api, request)
+        context = {
+            "root": root,
+            "spec_url": f"{origin}{root}/openapi.json?ctx={CONTEXT}",
+            "api_url": f"{origin}{self.api.prefix}",
+            "viewer_url": self.viewer_url,
+            "timeout_ms": VIEWER_TIMEOUT_MS,
+        }
+        html = self.templates.get_template("docs.html").render(context)
+        return HTMLResponse(html, headers=PAGE_HEADERS)
+
+    async def specification(self, request: Request) -> Response:
+        if request.query_params.get("ctx") != CONTEXT:
+            return error_response(NotFound(), headers={"Cache-Control": NO_STORE})
+        if await admin_of(self.current_admin, request) is None:
+            return error_response(
+                Unauthorized("Sign in to the administration area to read the specification.")
+            )
+        document = await full_document(self.api, f"{origin_of(self.api, request)}{self.api.prefix}")
+        return json_response(document, cache=NO_STORE)
+
+
+def origin_of(api: HeadlessAPI, request: Request) -> str:
+    """Scheme and host of this request, from X-Forwarded-* only when a trusted proxy sent them."""
+    scheme = api.proxies.forwarded(request.scope, b"x-forwarded-proto") or request.url.scheme
+    host = (
+        api.proxies.forwarded(request.scope, b"x-forwarded-host")
+        or request.headers.get("host")
+        or "localhost"
+    )
+    return f"{scheme}://{host}"
