@@ -6,6 +6,7 @@ from dataclasses import dataclass
 from decimal import Decimal
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql
 from sqlalchemy.sql import sqltypes
 
 # JSON value types, with numbers split the way JSON Schema does: 3 and 3.0 are integers, 3.5 is not.
@@ -84,7 +85,7 @@ def _unwrap(type_: sa.types.TypeEngine) -> sa.types.TypeEngine:
 
 
 def _kind_of_type(type_: sa.types.TypeEngine) -> dict:
-    if isinstance(type_, sa.Boolean):
+    if isinstance(type_, sa.Boolean) or _is_mariadb_boolean(type_):
         return {"name": "boolean"}
     if isinstance(type_, sa.Enum):
         return {"name": "string", "choices": tuple(type_.enums)}
@@ -104,6 +105,11 @@ def _kind_of_type(type_: sa.types.TypeEngine) -> dict:
     if isinstance(type_, sa.DateTime):
         return {"name": "datetime", "timezone": bool(type_.timezone)}
     return {"name": _SIMPLE.get(type_._type_affinity, "unsupported")}
+
+
+def _is_mariadb_boolean(type_: sa.types.TypeEngine) -> bool:
+    """MariaDB's BOOLEAN is TINYINT(1), and reflects as such; treat it as what it was declared."""
+    return isinstance(type_, mysql.TINYINT) and getattr(type_, "display_width", None) == 1
 
 
 _SIMPLE = {sqltypes.Date: "date", sqltypes.Time: "time", sqltypes.JSON: "json"}
