@@ -130,8 +130,9 @@ class HeadlessAPI:
         return f"{scheme}://{host}{mounted}"
 
     async def respond(self, request: Request, path: str) -> Response:
-        if request.method == "OPTIONS":
-            return empty_response(204)
+        if request.method == "OPTIONS":  # never counted (§1.1); the answer only shows the client's state
+            peeked = await self.rate_limiter.peek(rate_key(self.client_ip(request.scope)))
+            return empty_response(204, peeked.headers())
         decision = await self._hit(request.scope)
         request.state.rate = decision
         try:
@@ -150,8 +151,10 @@ class HeadlessAPI:
     async def _dispatch(self, request: Request, path: str) -> Response:
         if path == "/health":
             return await handlers.health(self, request)
-        principal = await self.authenticate(request)
-        return await handlers.dispatch(self, request, match(path, self.routes), principal)
+        # One connection for the whole request: every query after the first reuses it.
+        async with self.database.connection():
+            principal = await self.authenticate(request)
+            return await handlers.dispatch(self, request, match(path, self.routes), principal)
 
     # -- authentication ------------------------------------------------------------------------
     async def authenticate(self, request: Request) -> Principal:
