@@ -1,104 +1,147 @@
 """Cross-origin access: the policy built from the `service_cors_*` settings, and the middleware.
 
 The host wraps its whole application in `CORSMiddleware`, so OPTIONS under the API is answered
-before the host's routing ever sees it. The policy is compiled once per settings version; a request
-only compares its origin against it.
+before the host's routing ever sees it. The policy, with every header it can answer, is compiled
+once per settings version (`Snapshot.derive`); a request only compares its origin against it.
+CORS is silent (CONTRACT §1.3, §7) while no origin is configured and while the API is dormant.
 """
 
 from __future__ import annotations
 
 import fnmatch
+import logging
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from functools import cached_property
+from typing import TYPE_CHECKING
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from pb_headless.api.snapshot import Snapshot
 from pb_headless.auth import API_SCOPE_KEY
+from pb_headless.proxies import rate_key
 from pb_headless.settings import is_on
 from pb_headless.tables import DEFAULT_SETTINGS
 
 if TYPE_CHECKING:
     from pb_headless.api.application import HeadlessAPI
-    from pb_headless.api.snapshot import Snapshot
+
+log = logging.getLogger("pb_headless")
 
 EXPOSED_HEADERS = "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location"
+ADMIN_AREA = "mgr"  # CONTRACT §7: the administration area never gets CORS headers, whatever the paths say
+MAX_ORIGIN = 300  # scheme, a 253-character host and a port; longer is not an origin a browser sends
+HeaderPairs = tuple[tuple[str, str], ...]
 
 
 @dataclass(frozen=True)
 class CorsPolicy:
     """The `service_cors_*` settings, parsed; `enabled` is False while no origin is configured."""
 
-    origins: frozenset[str]
-    any_origin: bool
-    patterns: tuple[re.Pattern[str], ...]
+    origins: frozenset[str]                  # exact origins, lower case, no trailing slash
+    any_origin: bool                         # `*` is among the origins
+    patterns: tuple[re.Pattern[str], ...]    # `https://*.<domain>`
     paths: tuple[re.Pattern[str], ...]
     methods: str
     headers: str
     credentials: bool
     max_age: str
 
-    @property
-    def enabled(self) -> bool:
-        return self.any_origin or bool(self.origins) or bool(self.patterns)
-
     @classmethod
     def from_settings(cls, settings: Mapping[str, str]) -> CorsPolicy:
-        raw_origins = [o.strip() for o in settings.get("service_cors_origins", "").split(",") if o.strip()]
-        exact = frozenset(o.rstrip("/") for o in raw_origins if "*" not in o)
-        patterns = tuple(_origin_pattern(o) for o in raw_origins if "*" in o and o != "*")
-        paths = settings.get("service_cors_paths", DEFAULT_SETTINGS["service_cors_paths"])
-        max_age = settings.get("service_cors_max_age", DEFAULT_SETTINGS["service_cors_max_age"]).strip()
+        """A missing origins setting reads as off; other missing settings take the installer's default."""
+        def setting(key: str) -> str:
+            return settings.get(key, DEFAULT_SETTINGS[key])
+
+        origins = [o.strip().lower().rstrip("/") for o in settings.get("service_cors_origins", "").split(",")]
+        patterns = [_origin_pattern(o) for o in origins if "*" in o and o != "*"]
+        max_age = setting("service_cors_max_age").strip()
         return cls(
-            origins=exact, any_origin="*" in raw_origins,
+            origins=frozenset(o for o in origins if o and "*" not in o),
+            any_origin="*" in origins,
             patterns=tuple(p for p in patterns if p is not None),
-            paths=tuple(re.compile(fnmatch.translate(p.strip().lstrip("/"))) for p in paths.split(",") if p.strip()),
-            methods=_list(settings.get("service_cors_methods", DEFAULT_SETTINGS["service_cors_methods"])),
-            headers=_list(settings.get("service_cors_headers", DEFAULT_SETTINGS["service_cors_headers"])),
+            paths=tuple(_path_pattern(p) for p in setting("service_cors_paths").split(",") if p.strip()),
+            methods=_list(setting("service_cors_methods")),
+            headers=_list(setting("service_cors_headers")),
             credentials=is_on(settings.get("service_cors_credentials")),
             max_age=max_age if max_age.isdigit() else DEFAULT_SETTINGS["service_cors_max_age"],
         )
 
+    @property
+    def enabled(self) -> bool:
+        return self.any_origin or bool(self.origins) or bool(self.patterns)
+
     def covers_path(self, path: str) -> bool:
         relative = path.lstrip("/")
-        return any(pattern.match(relative) for pattern in self.paths)
+        if relative == ADMIN_AREA or relative.startswith(ADMIN_AREA + "/"):
+            return False
+        return any(pattern.fullmatch(relative) for pattern in self.paths)
+
+    def is_listed(self, origin: str) -> bool:
+        """Named by an exact origin or a subdomain pattern (not merely let in by `*`)."""
+        if len(origin) > MAX_ORIGIN:
+            return False
+        origin = origin.lower()
+        return origin in self.origins or any(pattern.fullmatch(origin) for pattern in self.patterns)
 
     def is_allowed_origin(self, origin: str) -> bool:
-        if self.any_origin or origin in self.origins:
-            return True
-        return any(pattern.fullmatch(origin) for pattern in self.patterns)
+        return self.any_origin or self.is_listed(origin)
 
-    def origin_headers(self, origin: str) -> dict[str, str]:
-        """The headers of an answer to an allowed origin (CONTRACT §7)."""
-        if self.any_origin and not self.credentials:
-            headers = {"Access-Control-Allow-Origin": "*"}
-        elif self.any_origin and self.credentials:
-            headers = {"Access-Control-Allow-Origin": "*"}  # browsers refuse `*` with credentials
-        else:
-            headers = {"Access-Control-Allow-Origin": origin}
-            if self.credentials:
-                headers["Access-Control-Allow-Credentials"] = "true"
-        return headers
+    def answer_headers(self, origin: str) -> HeaderPairs:
+        """The headers of any answer to an allowed origin (CONTRACT §7)."""
+        return (*self._grant(origin), *self._exposed)
 
-    def preflight_headers(self, origin: str) -> dict[str, str]:
-        return {**self.origin_headers(origin), "Access-Control-Allow-Methods": self.methods,
-                "Access-Control-Allow-Headers": self.headers, "Access-Control-Max-Age": self.max_age}
+    def preflight_headers(self, origin: str) -> HeaderPairs:
+        """A preflight's headers: the configured lists whatever was asked; the browser decides."""
+        return (*self._grant(origin), *self._preflight)
+
+    def _grant(self, origin: str) -> HeaderPairs:
+        """`*` answers for `*` unless the origin is also listed and credentials are on; browsers refuse
+        credentials with `*`, so `*` never comes with Access-Control-Allow-Credentials."""
+        if self.credentials and self.is_listed(origin):
+            return (("Access-Control-Allow-Origin", origin), ("Access-Control-Allow-Credentials", "true"))
+        if self.any_origin:
+            return self._wildcard
+        return (("Access-Control-Allow-Origin", origin),)
 
     def warnings(self) -> list[str]:
+        """What the settings page shows next to the CORS settings."""
         if self.any_origin and self.credentials:
-            return ["Origins '*' with credentials on: browsers refuse credentials with '*', so the API answers "
-                    "'*' without Access-Control-Allow-Credentials. List the origins to allow credentials."]
+            return ["Origins '*' with credentials on: browsers refuse credentials with '*', so the API "
+                    "answers '*' without Access-Control-Allow-Credentials. "
+                    "List the origins to allow credentials."]
         return []
+
+    # Computed once per policy, that is once per settings change.
+    @cached_property
+    def _wildcard(self) -> HeaderPairs:
+        return (("Access-Control-Allow-Origin", "*"),)
+
+    @cached_property
+    def _exposed(self) -> HeaderPairs:
+        return (("Access-Control-Expose-Headers", EXPOSED_HEADERS),)
+
+    @cached_property
+    def _preflight(self) -> HeaderPairs:
+        return (("Access-Control-Allow-Methods", self.methods),
+                ("Access-Control-Allow-Headers", self.headers),
+                ("Access-Control-Max-Age", self.max_age))
 
 
 def _origin_pattern(origin: str) -> re.Pattern[str] | None:
     """`https://*.example.com` → any subdomain depth over that scheme, never the bare or look-alike domain."""
     scheme, sep, host = origin.partition("://")
-    if not sep or not host.startswith("*.") or "*" in host[2:] or not host[2:]:
+    domain = host[2:]
+    if not sep or not scheme or not host.startswith("*.") or not domain or "*" in domain or "/" in domain:
         return None
-    return re.compile(re.escape(scheme) + r"://(?:[A-Za-z0-9-]+\.)+" + re.escape(host[2:]))
+    return re.compile(re.escape(scheme) + r"://(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+" + re.escape(domain))
+
+
+def _path_pattern(glob: str) -> re.Pattern[str]:
+    """`api/*` (relative to the site root; `*` crosses `/`) as a regular expression."""
+    return re.compile(fnmatch.translate(glob.strip().lstrip("/")))
 
 
 def _list(value: str) -> str:
@@ -106,69 +149,107 @@ def _list(value: str) -> str:
 
 
 def policy_of(snapshot: Snapshot) -> CorsPolicy:
+    """The policy of a settings version, compiled on first use."""
     return snapshot.derive("cors", lambda s: CorsPolicy.from_settings(s.settings))
 
 
 class CORSMiddleware:
-    """Wraps the host: answers OPTIONS under the API before routing, adds CORS headers per §7."""
+    """Wraps the host: answers OPTIONS under the API before routing, adds CORS headers per §7.
+
+    An answer the API gave after reading the settings version uses that request's snapshot, so a
+    cross-origin API call costs no extra query; other requests with an Origin read the version once.
+    """
 
     def __init__(self, app: ASGIApp, api: HeadlessAPI) -> None:
         self.app = app
         self.api = api
+        self._read_failed = False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
         scope[API_SCOPE_KEY] = self.api
-        path = scope.get("path", "")
-        under_api = path == self.api.prefix or path.startswith(self.api.prefix + "/")
+        scope.setdefault("state", {})  # shared with the API, which leaves the snapshot it read there
+        path = _site_path(scope)
         headers = Headers(scope=scope)
         origin = headers.get("origin")
-        if scope["method"] == "OPTIONS" and under_api:
-            await self._preflight(scope, origin, headers, send)
-            return
-        if origin is None:
-            await self.app(scope, receive, send)
-            return
-        snapshot = await self.api.snapshot()
+        if scope["method"] == "OPTIONS":
+            if path == self.api.prefix or path.startswith(self.api.prefix + "/"):
+                await self._answer_api_options(scope, path, origin, headers, send)
+                return
+            if origin is not None and "access-control-request-method" in headers:
+                policy = await self._policy(scope, path, origin)
+                if policy is not None:
+                    await _send_empty(send, _cors_headers(policy, origin, preflight=True))
+                    return
+        await self.app(scope, receive, self._decorating(scope, path, origin, send))
+
+    async def _answer_api_options(self, scope: Scope, path: str, origin: str | None, headers: Headers,
+                                  send: Send) -> None:
+        """OPTIONS under the API: always 204, never counted (it only shows the client's rate state)."""
+        policy = await self._policy(scope, path, origin)
+        answer = _cors_headers(policy, origin, preflight="access-control-request-method" in headers)
+        decision = await self.api.rate_limiter.peek(rate_key(self.api.client_ip(scope)))
+        await _send_empty(send, (*answer, *decision.headers().items()))
+
+    def _decorating(self, scope: Scope, path: str, origin: str | None, send: Send) -> Send:
+        async def send_with_cors(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                policy = await self._policy(scope, path, origin)
+                if policy is not None:
+                    headers = MutableHeaders(scope=message)
+                    for key, value in _cors_headers(policy, origin, preflight=False):
+                        if key == "Vary":
+                            headers.add_vary_header(value)
+                        else:
+                            headers[key] = value
+            await send(message)
+        return send_with_cors
+
+    async def _policy(self, scope: Scope, path: str, origin: str | None) -> CorsPolicy | None:
+        """The policy that applies to this answer, or None while CORS is silent for it."""
+        snapshot = scope["state"].get("snapshot")
+        if not isinstance(snapshot, Snapshot):
+            # Without an Origin only `Vary` is at stake: the snapshot at hand will do, no query for it.
+            snapshot = self.api.snapshots.current if origin is None else await self._read_snapshot()
+        if snapshot is None or snapshot.is_dormant():
+            return None
         policy = policy_of(snapshot)
-        if not policy.enabled or not policy.covers_path(path):
-            await self.app(scope, receive, send)
-            return
-        if scope["method"] == "OPTIONS" and headers.get("access-control-request-method"):
-            await self._preflight(scope, origin, headers, send, snapshot)
-            return
-        extra: dict[str, str] = {}
-        if not snapshot.is_dormant() and policy.is_allowed_origin(origin):
-            extra = {**policy.origin_headers(origin), "Access-Control-Expose-Headers": EXPOSED_HEADERS}
-        await self.app(scope, receive, _with_headers(send, extra))
+        return policy if policy.enabled and policy.covers_path(path) else None
 
-    async def _preflight(self, scope: Scope, origin: str | None, headers: Headers, send: Send,
-                         snapshot: Snapshot | None = None) -> None:
-        answer: dict[str, str] = {}
-        if origin is not None:
-            snapshot = snapshot or await self.api.snapshot()
-            policy = policy_of(snapshot)
-            if policy.enabled and policy.covers_path(scope.get("path", "")):
-                answer["Vary"] = "Origin"
-                if (not snapshot.is_dormant() and policy.is_allowed_origin(origin)
-                        and headers.get("access-control-request-method")):
-                    answer.update(policy.preflight_headers(origin))
-                elif not snapshot.is_dormant() and policy.is_allowed_origin(origin):
-                    answer.update(policy.origin_headers(origin))
-        await send({"type": "http.response.start", "status": 204,
-                    "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in answer.items()]})
-        await send({"type": "http.response.body", "body": b""})
+    async def _read_snapshot(self) -> Snapshot | None:
+        """The current snapshot; if the database fails, the answer goes out without CORS headers."""
+        try:
+            snapshot = await self.api.snapshot()
+        except Exception as error:
+            if not self._read_failed:
+                log.warning("pb_headless: CORS headers left out, the settings could not be read (%s)",
+                            type(error).__name__)
+            self._read_failed = True
+            return None
+        self._read_failed = False
+        return snapshot
 
 
-def _with_headers(send: Send, extra: Mapping[str, str]) -> Any:
-    """Adds the CORS headers, and `Vary: Origin` to every answer on a CORS path."""
-    async def send_with_headers(message: Message) -> None:
-        if message["type"] == "http.response.start":
-            headers = MutableHeaders(scope=message)
-            for key, value in extra.items():
-                headers[key] = value
-            headers.add_vary_header("Origin")
-        await send(message)
-    return send_with_headers
+def _cors_headers(policy: CorsPolicy | None, origin: str | None, *, preflight: bool) -> HeaderPairs:
+    """`Vary: Origin` on every answer of a CORS path, plus the policy's headers for an allowed origin."""
+    if policy is None:
+        return ()
+    if origin is None or not policy.is_allowed_origin(origin):
+        return (("Vary", "Origin"),)
+    granted = policy.preflight_headers(origin) if preflight else policy.answer_headers(origin)
+    return (("Vary", "Origin"), *granted)
+
+
+def _site_path(scope: Scope) -> str:
+    """The path below the server's root path, which is what `service_cors_paths` and the prefix name."""
+    path: str = scope.get("path", "")
+    root: str = scope.get("root_path", "")
+    return path[len(root):] if root and path.startswith(root) else path
+
+
+async def _send_empty(send: Send, headers: HeaderPairs) -> None:
+    raw = [(key.lower().encode("latin-1"), value.encode("latin-1")) for key, value in headers]
+    await send({"type": "http.response.start", "status": 204, "headers": raw})
+    await send({"type": "http.response.body", "body": b""})

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -17,6 +18,15 @@ class RateDecision:
     reset: int          # Unix epoch seconds when the window frees a place
     retry_after: int    # seconds to wait; 0 when allowed
 
+    @classmethod
+    def of_window(cls, *, allowed: bool, limit: int, count: int, oldest: float | None, now: float,
+                  window: float) -> RateDecision:
+        """The decision for a sliding window holding `count` requests, the oldest at `oldest`
+        (epoch seconds): a place frees when that request leaves the window."""
+        frees_at = (now if oldest is None else oldest) + window
+        return cls(allowed=allowed, limit=limit, remaining=max(limit - count, 0), reset=math.ceil(frees_at),
+                   retry_after=0 if allowed else max(math.ceil(frees_at - now), 1))
+
     def headers(self) -> dict[str, str]:
         return {
             "X-RateLimit-Limit": str(self.limit),
@@ -26,6 +36,8 @@ class RateDecision:
 
 
 class RateLimiter(Protocol):
+    """What `HeadlessAPI(rate_limiter=...)` accepts; `key` is the client's bucket (`proxies.rate_key`)."""
+
     limit: int
 
     async def hit(self, key: str) -> RateDecision:
@@ -33,5 +45,5 @@ class RateLimiter(Protocol):
         ...
 
     async def peek(self, key: str) -> RateDecision:
-        """The state for `key` without counting a request."""
+        """The state for `key` without counting a request (OPTIONS answers show it)."""
         ...
