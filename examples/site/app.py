@@ -70,7 +70,7 @@ class Site:
             raise
 
     async def shutdown(self) -> None:
-        await self.registry.close()
+        await self.api.shutdown()
         if self.database.is_connected:
             await self.database.disconnect()
 

@@ -93,6 +93,13 @@ class HeadlessAPI:
         """Build the registry once, so a broken declaration stops the start instead of a request."""
         await self.snapshot()
 
+    async def shutdown(self) -> None:
+        """Close what the API opened itself: the Redis connection pool, the reflection engine."""
+        close = getattr(self.rate_limiter, "aclose", None)
+        if close is not None:
+            await close()
+        await self.registry.close()
+
     async def snapshot(self) -> Snapshot:
         return await self.snapshots.get(await _read_version(self.database))
 
@@ -215,6 +222,7 @@ class HeadlessAPI:
                     return
                 await send({"type": "lifespan.startup.complete"})
             elif message["type"] == "lifespan.shutdown":
+                await self.shutdown()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
