@@ -5,10 +5,10 @@ The public names are listed in `__all__` and pinned by tests/test_public_api.py.
 
 __version__ = "0.1.0"
 
-from pb_headless.api import HeadlessAPI  # noqa: E402
-from pb_headless.auth import ApiAuth, Principal  # noqa: E402
-from pb_headless.cors import CORSMiddleware  # noqa: E402
-from pb_headless.errors import (  # noqa: E402
+from pb_headless.api import HeadlessAPI
+from pb_headless.auth import ApiAuth, Principal
+from pb_headless.cors import CORSMiddleware
+from pb_headless.errors import (
     ApiError,
     BadRequest,
     Forbidden,
@@ -22,17 +22,17 @@ from pb_headless.errors import (  # noqa: E402
     UnsupportedMediaType,
     ValidationFailed,
 )
-from pb_headless.registry import (  # noqa: E402
+from pb_headless.registry import (
     DECLARATION_KEYS,
     ApiRegistry,
     DeclarationError,
     Events,
     OnServiceApiRegister,
 )
-from pb_headless.routes import route  # noqa: E402
-from pb_headless.settings import SettingsStore  # noqa: E402
-from pb_headless.tables import install  # noqa: E402
-from pb_headless.tokens import TokenError, TokenInfo, TokenStore  # noqa: E402
+from pb_headless.routes import route
+from pb_headless.settings import SettingsStore
+from pb_headless.tables import install
+from pb_headless.tokens import TokenError, TokenInfo, TokenStore
 
 __all__ = [
     "DECLARATION_KEYS",
@@ -51,6 +51,7 @@ __all__ = [
     "PayloadTooLarge",
     "Principal",
     "RateLimited",
+    "RouteError",
     "ServiceUnavailable",
     "SettingsStore",
     "TokenError",

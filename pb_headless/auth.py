@@ -7,10 +7,12 @@ defines elsewhere all call it, so every one of them answers 401 and 403 the same
 from __future__ import annotations
 
 import functools
+import inspect
 from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -63,9 +65,14 @@ def token_from_headers(headers: Mapping[str, str]) -> str | None:
 class ApiAuth:
     """The guard: `ApiAuth("<scope>")` demands a scope, `ApiAuth()` accepts any live token.
 
-    Used on a host's own endpoint, it wraps it: `@ApiAuth("reports.read")`. The endpoint then finds
-    the token in `request.state.token` and the acting user in `request.state.user`.
+    Under the API it is attached to custom routes (`@route(..., guard="ApiAuth:reports.read")`).
+    On a host's own endpoint it is used as a decorator, `@ApiAuth("reports.read")`, as a FastAPI
+    dependency, `Depends(ApiAuth("reports.read").dependency)`, or called directly,
+    `await ApiAuth("reports.read").authorize(request)`. In every form the answers are those of the
+    generic endpoints, and the endpoint finds `request.state.token`, `.user`, `.principal` and `.database`.
     """
+
+    __slots__ = ("scope",)
 
     def __init__(self, scope: str | None = None) -> None:
         if scope is not None and not (is_valid_scope(scope) and scope != "*" and not scope.endswith(".*")):
@@ -87,6 +94,12 @@ class ApiAuth:
     def __repr__(self) -> str:
         return f"ApiAuth({self.scope!r})" if self.scope else "ApiAuth()"
 
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, ApiAuth) and other.scope == self.scope
+
+    def __hash__(self) -> int:
+        return hash((ApiAuth, self.scope))
+
     @property
     def spec(self) -> str:
         return f"ApiAuth:{self.scope}" if self.scope else "ApiAuth"
@@ -95,33 +108,76 @@ class ApiAuth:
         return self.scope is None or principal.has_scope(self.scope)
 
     def check(self, principal: Principal) -> None:
-        if self.scope is not None and not principal.has_scope(self.scope):
-            raise Forbidden(self.scope)
+        if not self.allows(principal):
+            raise Forbidden(self.scope or "")
 
-    def __call__(self, endpoint: Callable[[Request], Awaitable[Response]]) -> Callable[[Request], Awaitable[Response]]:
+    async def authorize(self, request: Request) -> Principal:
+        """Authenticate the request as the API would and demand this guard's scope; raises `ApiError`."""
+        api = find_api(request)
+        principal = await api.authenticate(request)
+        self.check(principal)
+        request.state.database = api.database
+        return principal
+
+    async def dependency(self, request: Request) -> Principal:
+        """FastAPI: `principal: Principal = Depends(ApiAuth("reports.read").dependency)`."""
+        _render_api_errors(request)
+        return await self.authorize(request)
+
+    def __call__(self, endpoint: Callable[[Request], Any]) -> Callable[[Request], Awaitable[Response]]:
         """Guard a host endpoint that lives outside the API sub-application."""
 
         @functools.wraps(endpoint)
         async def guarded(request: Request) -> Response:
-            api = find_api(request)
             try:
-                principal = await api.authenticate(request)
-                self.check(principal)
+                await self.authorize(request)
+                if _is_async(endpoint):
+                    response = await endpoint(request)
+                else:  # as Starlette does for a plain function: keep blocking work off the event loop
+                    response = await run_in_threadpool(endpoint, request)
+                    if inspect.isawaitable(response):  # a partial or wrapper around a coroutine function
+                        response = await response
             except ApiError as error:
                 return error_response(error)
-            return await endpoint(request)
+            return response  # type: ignore[no-any-return]
 
         guarded.__pb_guard__ = self  # type: ignore[attr-defined]
         return guarded
+
+
+def _is_async(endpoint: Any) -> bool:
+    """A coroutine function, or an object whose `__call__` is one."""
+    call = type(endpoint).__call__ if not inspect.isroutine(endpoint) else None
+    return inspect.iscoroutinefunction(endpoint) or inspect.iscoroutinefunction(call)
+
+
+async def render_api_error(request: Request, error: Exception) -> Response:
+    """An exception handler for frameworks that route errors to handlers (Starlette, FastAPI)."""
+    if not isinstance(error, ApiError):
+        raise error
+    return error_response(error)
+
+
+def _render_api_errors(request: Request) -> None:
+    """Make the running Starlette/FastAPI app render `ApiError` as the envelope.
+
+    A dependency cannot answer by itself: it raises, and the app's exception middleware looks the
+    exception up in the handler table it keeps in the scope. Adding ours there (unless the host
+    chose its own) gives a FastAPI endpoint the generic 401/403, WWW-Authenticate included, with no
+    set-up by the host.
+    """
+    tables = request.scope.get("starlette.exception_handlers")
+    if isinstance(tables, tuple) and tables and isinstance(tables[0], dict):
+        tables[0].setdefault(ApiError, render_api_error)
 
 
 def find_api(request: Request) -> HeadlessAPI:
     """The HeadlessAPI serving this request: set by `CORSMiddleware` (wrapping the host) or the host's
     `app.state.pb_headless`."""
     api = request.scope.get(API_SCOPE_KEY)
+    if api is None and "app" in request.scope:
+        api = getattr(getattr(request.app, "state", None), "pb_headless", None)
     if api is None:
-        api = getattr(getattr(request.app, "state", None), "pb_headless", None) if "app" in request.scope else None
-    if api is None:
-        raise RuntimeError("ApiAuth outside the API needs the host wrapped in pb_headless.CORSMiddleware(app, api=...) "
-                           "or app.state.pb_headless = <HeadlessAPI>")
+        raise RuntimeError("ApiAuth outside the API needs the host wrapped in pb_headless.CORSMiddleware"
+                           "(app, api=...) or app.state.pb_headless = <HeadlessAPI>")
     return api

@@ -38,8 +38,9 @@ def build_parser() -> argparse.ArgumentParser:
     commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     commands.add_parser("install", help="create the library's tables and default settings (idempotent)")
 
-    token = commands.add_parser("token", help="API tokens").add_subparsers(dest="action", required=True,
-                                                                           parser_class=_Parser)
+    token = commands.add_parser("token", help="API tokens").add_subparsers(
+        dest="action", required=True, parser_class=_Parser
+    )
     create = token.add_parser("create", help="create a token; prints the plain value as the last line")
     create.add_argument("--name", required=True)
     create.add_argument("--scopes", required=True, help="comma-separated, e.g. articles.read,news.*")
@@ -48,10 +49,12 @@ def build_parser() -> argparse.ArgumentParser:
     for action in ("reissue", "disable", "enable", "delete"):
         token.add_parser(action, help=f"{action} a token").add_argument("name")
     token.add_parser("list", help="list tokens (never plain values or hashes)").add_argument(
-        "--json", action="store_true")
+        "--json", action="store_true"
+    )
 
     settings = commands.add_parser("settings", help="system settings").add_subparsers(
-        dest="action", required=True, parser_class=_Parser)
+        dest="action", required=True, parser_class=_Parser
+    )
     settings.add_parser("get").add_argument("key")
     setter = settings.add_parser("set")
     setter.add_argument("key")
@@ -59,7 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     settings.add_parser("list").add_argument("--json", action="store_true")
 
     openapi = commands.add_parser("openapi", help="print the full OpenAPI document")
-    openapi.add_argument("--api-file", help="the site's declaration file (default: $PB_SITE_DIR/core/App/api.py)")
+    openapi.add_argument(
+        "--api-file", help="the site's declaration file (default: $PB_SITE_DIR/core/App/api.py)"
+    )
     openapi.add_argument("--server", default="http://localhost:8000", help="the site's base address")
     return parser
 
@@ -72,7 +77,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         database = Database(url)
     except Exception:
-        return _refuse(f"unsupported database URL {url.split(':', 1)[0]!r}: use sqlite://, postgresql:// or mysql://")
+        return _refuse(
+            f"unsupported database URL {url.split(':', 1)[0]!r}: use sqlite://, postgresql:// or mysql://"
+        )
     try:
         output = asyncio.run(_run(database, args))
     except (CommandError, TokenError, DeclarationError) as error:
@@ -109,8 +116,9 @@ async def _run(database: Database, args: argparse.Namespace) -> str:
 
 
 async def _token_create(database: Database, args: argparse.Namespace) -> str:
-    info, plain = await TokenStore(database).create(args.name, args.scopes, expires_at=args.expires_at,
-                                                    user_id=args.user)
+    info, plain = await TokenStore(database).create(
+        args.name, args.scopes, expires_at=args.expires_at, user_id=args.user
+    )
     return f"created token '{info.name}' with scopes {','.join(info.scopes)}; its value, shown once:\n{plain}"
 
 
@@ -127,6 +135,7 @@ def _token_switch(action: str) -> Callable[[Database, argparse.Namespace], Await
         else:
             await getattr(store, action)(args.name)
         return f"{action}d token '{args.name}'"
+
     return switch
 
 

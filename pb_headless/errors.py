@@ -39,8 +39,9 @@ class ApiError(Exception):
     code: ClassVar[str] = "server_error"
     default_message: ClassVar[str] = "The server could not answer this request."
 
-    def __init__(self, message: str | None = None, *, headers: Mapping[str, str] | None = None,
-                 **extra: Any) -> None:
+    def __init__(
+        self, message: str | None = None, *, headers: Mapping[str, str] | None = None, **extra: Any
+    ) -> None:
         self.message = message or self.default_message
         self.headers = dict(headers or {})
         self.extra = extra
@@ -73,8 +74,11 @@ class Forbidden(ApiError):
     default_message = "The token lacks the scope this operation requires."
 
     def __init__(self, required_scope: str, message: str | None = None) -> None:
-        super().__init__(message or f"This operation requires the scope '{required_scope}'.",
-                         headers={"Cache-Control": NO_STORE}, required_scope=required_scope)
+        super().__init__(
+            message or f"This operation requires the scope '{required_scope}'.",
+            headers={"Cache-Control": NO_STORE},
+            required_scope=required_scope,
+        )
 
 
 class NotFound(ApiError):
@@ -95,8 +99,9 @@ class MethodNotAllowed(ApiError):
 
     def __init__(self, allowed: Iterable[str], message: str | None = None) -> None:
         allow = ", ".join(sorted(set(allowed)))
-        super().__init__(message or f"This method is not allowed here; allowed: {allow}.",
-                         headers={"Allow": allow})
+        super().__init__(
+            message or f"This method is not allowed here; allowed: {allow}.", headers={"Allow": allow}
+        )
 
 
 class PayloadTooLarge(ApiError):
@@ -126,8 +131,10 @@ class RateLimited(ApiError):
     default_message = "Too many requests; slow down."
 
     def __init__(self, retry_after: int, message: str | None = None) -> None:
-        super().__init__(message or f"Too many requests; retry in {retry_after} seconds.",
-                         headers={"Retry-After": str(retry_after)})
+        super().__init__(
+            message or f"Too many requests; retry in {retry_after} seconds.",
+            headers={"Retry-After": str(retry_after)},
+        )
 
 
 class ServiceUnavailable(ApiError):
@@ -150,5 +157,6 @@ def json_bytes(payload: Any) -> bytes:
 def error_response(error: ApiError, headers: Mapping[str, str] | None = None) -> Response:
     """The one renderer of the error envelope."""
     merged = {**error.headers, **(headers or {})}
-    return Response(json_bytes(error.body()), status_code=error.status_code, headers=merged,
-                    media_type="application/json")
+    return Response(
+        json_bytes(error.body()), status_code=error.status_code, headers=merged, media_type="application/json"
+    )

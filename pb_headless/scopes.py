@@ -19,7 +19,7 @@ def scope_covers(granted: str, required: str) -> bool:
         return True
     if granted.endswith(".*"):
         group = granted[:-1]  # keep the dot: `articles.*` must not cover `articles2.read`
-        return required.startswith(group) and "." not in required[len(group):]
+        return required.startswith(group) and "." not in required[len(group) :]
     return False
 
 

@@ -79,8 +79,12 @@ async def install(database: Database) -> None:
         for index in table.indexes:
             await _create_index(database, index)
     await _insert_missing(database, state, "id", {1: {"id": 1, "version": 1}})
-    await _insert_missing(database, settings, "key",
-                          {key: {"key": key, "value": value} for key, value in DEFAULT_SETTINGS.items()})
+    await _insert_missing(
+        database,
+        settings,
+        "key",
+        {key: {"key": key, "value": value} for key, value in DEFAULT_SETTINGS.items()},
+    )
 
 
 async def existing_tables(database: Database) -> set[str]:

@@ -7,7 +7,7 @@ def test_the_public_names_are_exactly_these():
     assert sorted(pb_headless.__all__) == sorted([
         "DECLARATION_KEYS", "ApiAuth", "ApiError", "ApiRegistry", "BadRequest", "CORSMiddleware",
         "DeclarationError", "Events", "Forbidden", "HeadlessAPI", "MethodNotAllowed", "NotFound",
-        "OnServiceApiRegister", "PayloadTooLarge", "Principal", "RateLimited", "ServiceUnavailable",
+        "OnServiceApiRegister", "PayloadTooLarge", "Principal", "RateLimited", "RouteError", "ServiceUnavailable",
         "SettingsStore", "TokenError", "TokenInfo", "TokenStore", "Unauthorized", "UnknownObject",
         "UnsupportedMediaType", "ValidationFailed", "__version__", "install", "route",
     ])

@@ -49,7 +49,9 @@ _VERSION_ONLY = sa.select(state.c.version).where(state.c.id == 1)
 def _version_and_token(token_hash: str) -> sa.Select[Any]:
     """One round trip for both what every request needs: the shared version and the token row."""
     joined = state.outerjoin(tokens, tokens.c.token_hash == token_hash)
-    return sa.select(state.c.version.label("pb_version"), *tokens.c).select_from(joined).where(state.c.id == 1)
+    return (
+        sa.select(state.c.version.label("pb_version"), *tokens.c).select_from(joined).where(state.c.id == 1)
+    )
 
 
 class HeadlessAPI:
@@ -76,8 +78,11 @@ class HeadlessAPI:
         self.settings = settings or SettingsStore(database)
         self.tokens = tokens or TokenStore(database)
         self.user_loader = user_loader
-        self.proxies = trusted_proxies if isinstance(trusted_proxies, TrustedProxies) \
+        self.proxies = (
+            trusted_proxies
+            if isinstance(trusted_proxies, TrustedProxies)
             else TrustedProxies(trusted_proxies)
+        )
         self.rate_limiter = rate_limiter or _default_limiter(redis_url, rate_limit)
         self.routes: tuple[RouteDef, ...] = tuple(collect_routes(routes))
         check_not_shadowing(self.routes)
@@ -122,16 +127,18 @@ class HeadlessAPI:
         path: str = scope["path"]
         root: str = scope.get("root_path", "")
         if root and path.startswith(root):
-            path = path[len(root):]
+            path = path[len(root) :]
         elif path.startswith(self.prefix + "/") or path == self.prefix:
-            path = path[len(self.prefix):]
+            path = path[len(self.prefix) :]
         return normalize(path)
 
     def api_root(self, request: Request) -> str:
         """The absolute address of the API, from Host (or trusted X-Forwarded-*), for links and servers."""
         scope = request.scope
         scheme = self.proxies.forwarded(scope, b"x-forwarded-proto") or scope.get("scheme", "http")
-        host = self.proxies.forwarded(scope, b"x-forwarded-host") or request.headers.get("host") or "localhost"
+        host = (
+            self.proxies.forwarded(scope, b"x-forwarded-host") or request.headers.get("host") or "localhost"
+        )
         root = scope.get("root_path", "")
         mounted = root if root.endswith(self.prefix) else root + self.prefix
         return f"{scheme}://{host}{mounted}"
@@ -150,7 +157,9 @@ class HeadlessAPI:
             response = error_response(error)
         except Exception:
             request_id = uuid.uuid4().hex[:16]
-            log.exception("pb_headless: request %s %s failed (request id %s)", request.method, path, request_id)
+            log.exception(
+                "pb_headless: request %s %s failed (request id %s)", request.method, path, request_id
+            )
             response = error_response(ServerError(request_id))
         response.headers.update(decision.headers())
         return response
@@ -181,7 +190,9 @@ class HeadlessAPI:
         if header_error is not None:
             raise header_error
         if plain is None:
-            raise Unauthorized("An API token is required: send 'Authorization: Bearer <token>' or 'X-API-Key'.")
+            raise Unauthorized(
+                "An API token is required: send 'Authorization: Bearer <token>' or 'X-API-Key'."
+            )
         if row is None or row._mapping["id"] is None:
             raise Unauthorized("The API token is not valid.")
         token = token_from_row(row._mapping)
@@ -248,8 +259,10 @@ def _default_limiter(redis_url: str | None, limit: int) -> RateLimiter:
 
 def _without_body(send: Send) -> Callable[[Message], Awaitable[None]]:
     """HEAD answers as GET would, without the body."""
+
     async def send_head(message: Message) -> None:
         if message["type"] == "http.response.body":
             message = {**message, "body": b""}
         await send(message)
+
     return send_head

@@ -57,8 +57,10 @@ async def me(api: HeadlessAPI, request: Request, principal: Principal) -> Respon
 
 async def list_objects(api: HeadlessAPI, request: Request, principal: Principal) -> Response:
     root = api.api_root(request)
-    data = [{**spec.describe(), "links": {"self": f"{root}/objects/{spec.name}"}}
-            for spec in reachable(request.state.snapshot.catalog.values(), principal)]
+    data = [
+        {**spec.describe(), "links": {"self": f"{root}/objects/{spec.name}"}}
+        for spec in reachable(request.state.snapshot.catalog.values(), principal)
+    ]
     return json_response({"data": data}, cache=objects.OBJECT_CACHING)
 
 
@@ -74,7 +76,11 @@ SERVICE = {"/me": me, "/objects": list_objects, "/openapi.json": openapi}
 
 def reachable(specs: Any, principal: Principal) -> list[ObjectSpec]:
     """Objects the token reaches: it carries the object's read or write scope (CONTRACT §1.5)."""
-    return [spec for spec in specs if principal.has_scope(spec.read_scope) or principal.has_scope(spec.write_scope)]
+    return [
+        spec
+        for spec in specs
+        if principal.has_scope(spec.read_scope) or principal.has_scope(spec.write_scope)
+    ]
 
 
 async def _object(api: HeadlessAPI, request: Request, found: Match, principal: Principal) -> Response:
@@ -84,7 +90,9 @@ async def _object(api: HeadlessAPI, request: Request, found: Match, principal: P
     method = "GET" if request.method == "HEAD" else request.method
     operation = OPERATIONS.get((found.kind, method))
     if operation is None or operation not in spec.operations:
-        allowed = [m for op, methods in METHODS_OF[found.kind].items() if op in spec.operations for m in methods]
+        allowed = [
+            m for op, methods in METHODS_OF[found.kind].items() if op in spec.operations for m in methods
+        ]
         raise MethodNotAllowed([*allowed, "OPTIONS"])
     required = spec.scope_for(operation)
     if not principal.has_scope(required):

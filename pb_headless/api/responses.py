@@ -19,8 +19,9 @@ class JSONResponse(Response):
         return orjson.dumps(content, option=orjson.OPT_NON_STR_KEYS)
 
 
-def json_response(content: Any, status_code: int = 200, headers: Mapping[str, str] | None = None,
-                  cache: str | None = None) -> JSONResponse:
+def json_response(
+    content: Any, status_code: int = 200, headers: Mapping[str, str] | None = None, cache: str | None = None
+) -> JSONResponse:
     response = JSONResponse(content, status_code=status_code, headers=dict(headers or {}))
     if cache:
         response.headers["Cache-Control"] = cache

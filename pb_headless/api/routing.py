@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -24,6 +25,8 @@ METHODS_OF = {
 # with names and ids of every shape a converter could accept.
 _GENERIC_PROBES = (*sorted(SERVICE_PATHS), "/objects/x", "/objects/1", "/objects/x/1", "/objects/1/1",
                    "/objects/x/x", "/objects/x-y/1.5")
+
+_PARAMETER = re.compile(r"\{[^}]*\}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,7 +75,8 @@ def check_not_shadowing(custom: tuple[RouteDef, ...]) -> None:
                 "/openapi.json belong to the API)")
     seen: dict[tuple[str, str], RouteDef] = {}
     for definition in custom:
-        key = (definition.method, definition.template)
+        # `/reports/{y}` and `/reports/{year:int}` answer the same requests: the names do not matter.
+        key = (definition.method, _PARAMETER.sub("{}", definition.template))
         if key in seen:
             raise RouteError(f"custom route {definition.describe()} repeats {seen[key].describe()}")
         seen[key] = definition

@@ -24,8 +24,11 @@ from pb_headless.tables import tokens
 
 T = TypeVar("T")
 
-_NEVER_EXPIRING = sa.select(sa.func.count()).select_from(tokens).where(
-    tokens.c.enabled.is_(True), tokens.c.expires_at.is_(None))
+_NEVER_EXPIRING = (
+    sa.select(sa.func.count())
+    .select_from(tokens)
+    .where(tokens.c.enabled.is_(True), tokens.c.expires_at.is_(None))
+)
 _LATEST_EXPIRY = sa.select(sa.func.max(tokens.c.expires_at)).where(tokens.c.enabled.is_(True))
 
 
@@ -34,7 +37,7 @@ class Snapshot:
     version: tuple[int, int]
     catalog: Catalog
     settings: Mapping[str, str]
-    live_until: datetime | None      # None: no enabled token; datetime.max: one never expires
+    live_until: datetime | None  # None: no enabled token; datetime.max: one never expires
     _derived: dict[str, Any] = field(default_factory=dict)
 
     def has_live_token(self, now: datetime | None = None) -> bool:
@@ -82,8 +85,12 @@ class SnapshotCache:
     async def _build(self, version: tuple[int, int]) -> Snapshot:
         catalog = await self.registry.build(self.database, version[0])
         settings = await SettingsStore(self.database).all()
-        return Snapshot(version=(version[0], version[1]), catalog=catalog, settings=settings,
-                        live_until=await self._live_until())
+        return Snapshot(
+            version=(version[0], version[1]),
+            catalog=catalog,
+            settings=settings,
+            live_until=await self._live_until(),
+        )
 
     async def _live_until(self) -> datetime | None:
         if await self.database.fetch_val(_NEVER_EXPIRING):

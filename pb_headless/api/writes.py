@@ -42,7 +42,9 @@ async def create_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, _:
         key = await _insert(api, spec, values)
         record = await _read_back(api, spec, key)
     location = f"{api.api_root(request)}/objects/{spec.name}/{record[spec.pk.name]}"
-    return json_response({"data": record}, status_code=201, headers={"Location": location}, cache=OBJECT_CACHING)
+    return json_response(
+        {"data": record}, status_code=201, headers={"Location": location}, cache=OBJECT_CACHING
+    )
 
 
 async def update_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, record_id: str) -> Response:
@@ -53,7 +55,9 @@ async def update_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, re
         if values:
             _stamp(spec, request, values, ("updated_by",))
             await _check_unique(api.database, spec, values, exclude=key)
-            await _write(api.database, spec.table.update().where(spec.pk.column == key).values(**values), values)
+            await _write(
+                api.database, spec.table.update().where(spec.pk.column == key).values(**values), values
+            )
         record = await _read_back(api, spec, key)
     return json_response({"data": record}, cache=OBJECT_CACHING)
 
@@ -103,7 +107,9 @@ def _stamp(spec: ObjectSpec, request: Request, values: dict[str, Any], columns: 
     for name in columns:
         column = spec.audit_columns.get(name)
         if column is not None and name not in values:
-            values[name] = int(user_id) if isinstance(column.type, sa.Integer) and user_id.isdigit() else user_id
+            values[name] = (
+                int(user_id) if isinstance(column.type, sa.Integer) and user_id.isdigit() else user_id
+            )
 
 
 async def _existing_key(api: HeadlessAPI, spec: ObjectSpec, record_id: str) -> Any:
@@ -112,7 +118,10 @@ async def _existing_key(api: HeadlessAPI, spec: ObjectSpec, record_id: str) -> A
         key = convert(spec.pk, record_id)
     except ConversionError:
         key = None
-    if key is None or await api.database.fetch_one(compile_show(spec, ShowPlan((spec.pk,)), key, api.dialect)) is None:
+    if (
+        key is None
+        or await api.database.fetch_one(compile_show(spec, ShowPlan((spec.pk,)), key, api.dialect)) is None
+    ):
         raise NotFound(f"There is no record '{record_id}' in '{spec.name}'.")
     return key
 
@@ -136,7 +145,9 @@ async def _insert(api: HeadlessAPI, spec: ObjectSpec, values: dict[str, Any]) ->
         await _write(api.database, spec.table.insert().values(**values), values)
         return values[spec.pk.name]
     if api.dialect == "postgresql":
-        return await _write(api.database, spec.table.insert().values(**values).returning(spec.pk.column), values)
+        return await _write(
+            api.database, spec.table.insert().values(**values).returning(spec.pk.column), values
+        )
     return await _write(api.database, spec.table.insert().values(**values), values)  # lastrowid
 
 
@@ -155,9 +166,18 @@ async def _write(database: Database, statement: Any, values: dict[str, Any]) -> 
 def _is_data_error(error: Exception) -> bool:
     """Integrity and data errors of any driver (their classes share these names, not a base class)."""
     names = {cls.__name__ for cls in type(error).__mro__}
-    markers = ("IntegrityError", "DataError", "IntegrityConstraintViolationError", "DataError",
-               "StringDataRightTruncationError", "NumericValueOutOfRangeError", "ForeignKeyViolationError",
-               "UniqueViolationError", "NotNullViolationError", "CheckViolationError")
+    markers = (
+        "IntegrityError",
+        "DataError",
+        "IntegrityConstraintViolationError",
+        "DataError",
+        "StringDataRightTruncationError",
+        "NumericValueOutOfRangeError",
+        "ForeignKeyViolationError",
+        "UniqueViolationError",
+        "NotNullViolationError",
+        "CheckViolationError",
+    )
     return any(marker in names for marker in markers)
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import logging
 import runpy
+import traceback
 from collections.abc import Awaitable, Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -19,7 +20,7 @@ from sqlalchemy.pool import NullPool
 
 from pb_headless.registry.compile import attach_relations, compile_object
 from pb_headless.registry.declaration import Declaration, DeclarationError, check_declaration
-from pb_headless.registry.events import Events, OnServiceApiRegister, load_components
+from pb_headless.registry.events import Events, OnServiceApiRegister, load_components, registering_source
 from pb_headless.registry.spec import ObjectSpec
 
 log = logging.getLogger("pb_headless")
@@ -54,18 +55,27 @@ class ApiRegistry:
         self._file: dict[str, Declaration] = {}
         self._sources: list[ConstructorSource] = []
         self._engines: dict[str, AsyncEngine] = {}
+        self._firing = False
         self.version = 0  # moves on every change made in this process
 
     # -- sources -------------------------------------------------------------------------------
-    def register(self, name: str, declaration: Mapping[str, Any] | Declaration, *, source: str = "code") -> None:
-        """Publish an object from code; checked at once (DeclarationError names source, object, key)."""
-        checked = declaration if isinstance(declaration, Declaration) else check_declaration(name, declaration,
-                                                                                             source)
+    def register(self, name: str, declaration: Mapping[str, Any] | Declaration, *,
+                 source: str | None = None) -> None:
+        """Publish an object from code; checked at once (DeclarationError names source, object, key).
+        Registered from a component's handler, the source is that component."""
+        checked = declaration if isinstance(declaration, Declaration) \
+            else check_declaration(name, declaration, source or registering_source())
         self._code[name] = checked
-        self.version += 1
+        self._changed()
 
     def unregister(self, name: str) -> None:
         if self._code.pop(name, None) is not None:
+            self._changed()
+
+    def _changed(self) -> None:
+        # Handlers of OnServiceApiRegister register on every build: that is the build itself, not a
+        # change, or each build would make the next request build again.
+        if not self._firing:
             self.version += 1
 
     def load_file(self, path: str | Path) -> ApiRegistry:
@@ -77,8 +87,8 @@ class ApiRegistry:
         except DeclarationError:
             raise
         except Exception as error:
-            raise DeclarationError(source, "*", None, f"cannot load the file: {type(error).__name__}: {error}") \
-                from error
+            raise DeclarationError(source, "*", None, f"cannot load the file{_line_in(path, error)}: "
+                                                      f"{type(error).__name__}: {error}") from error
         declarations = namespace.get("API")
         if not isinstance(declarations, Mapping):
             raise DeclarationError(source, "*", "API", "the file must define API = {name: declaration, ...}")
@@ -101,7 +111,11 @@ class ApiRegistry:
     async def build(self, database: Database, shared_version: int = 0) -> Catalog:
         """Compile every published object. File and code declarations fail loudly; a broken
         constructor table is logged and left out, so one table cannot take the API down."""
-        await self.events.fire(OnServiceApiRegister, self)
+        self._firing = True
+        try:
+            await self.events.fire(OnServiceApiRegister, self)
+        finally:
+            self._firing = False
         constructor: dict[str, Declaration] = {}
         for source in self._sources:
             constructor.update(await source(database))
@@ -140,8 +154,8 @@ class ApiRegistry:
         reflected = sa.MetaData()
         if any(d.table_name for d in declarations):
             wanted = {d.table_name for d in declarations if d.table_name}
-            wanted |= {relation.name for d in declarations for relation in d.relations}
-            await self._reflect(database, reflected, wanted)
+            relations = {relation.name for d in declarations for relation in d.relations}
+            await self._reflect(database, reflected, wanted, relations)
         tables: dict[str, sa.Table] = {}
         for d in declarations:
             table = d.table if d.table is not None else reflected.tables.get(d.table_name or "")
@@ -154,12 +168,18 @@ class ApiRegistry:
                     known.setdefault(name, table)
         return tables, known
 
-    async def _reflect(self, database: Database, metadata: sa.MetaData, wanted: set[str]) -> None:
+    async def _reflect(self, database: Database, metadata: sa.MetaData, wanted: set[str],
+                       relations: set[str]) -> None:
+        """Reflect the named tables, the tables their keys point at, and every table a to-many
+        relation may name (`comments`, or `<prefix>_comments`), which no key of theirs points at."""
         engine = self._engine(database)
         async with engine.connect() as connection:
             def reflect(sync_connection: Any) -> None:
                 existing = set(sa.inspect(sync_connection).get_table_names())
-                metadata.reflect(sync_connection, only=sorted(wanted & existing), resolve_fks=True)
+                candidates = {table for table in existing for relation in relations
+                              if table == relation or table.endswith("_" + relation)}
+                metadata.reflect(sync_connection, only=sorted((wanted & existing) | candidates),
+                                 resolve_fks=True)
             await connection.run_sync(reflect)
 
     def _engine(self, database: Database) -> AsyncEngine:
@@ -175,3 +195,13 @@ class ApiRegistry:
         for engine in self._engines.values():
             await engine.dispose()
         self._engines.clear()
+
+
+def _line_in(path: Path, error: BaseException) -> str:
+    """ " (line N)": where in the declaration file loading stopped, so a site owner can go there."""
+    if isinstance(error, SyntaxError) and error.lineno:
+        return f" (line {error.lineno})"
+    file = path.resolve()
+    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
+              if Path(frame.filename).resolve() == file]
+    return f" (line {frames[-1].lineno})" if frames and frames[-1].lineno else ""

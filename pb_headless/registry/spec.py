@@ -14,7 +14,15 @@ from sqlalchemy.dialects import mysql
 
 # The kinds a column can be, for converting query values, rendering JSON and documenting the schema.
 INTEGER, NUMBER, DECIMAL, BOOLEAN, STRING, DATE, DATETIME, JSON = (
-    "integer", "number", "decimal", "boolean", "string", "date", "datetime", "json")
+    "integer",
+    "number",
+    "decimal",
+    "boolean",
+    "string",
+    "date",
+    "datetime",
+    "json",
+)
 
 
 def kind_of(column: sa.Column[Any]) -> str:
@@ -56,8 +64,8 @@ class RelationSpec:
     name: str
     many: bool
     table: sa.Table
-    local: sa.Column[Any]      # the column on the object's table
-    remote: sa.Column[Any]     # the column on the related table it matches
+    local: sa.Column[Any]  # the column on the object's table
+    remote: sa.Column[Any]  # the column on the related table it matches
     fields: tuple[FieldSpec, ...]
     published: sa.Column[Any] | None  # the related table's `published` column, if it has one
 
@@ -70,7 +78,7 @@ class ObjectSpec:
     source: str
     table: sa.Table
     pk: FieldSpec
-    fields: Mapping[str, FieldSpec]          # published fields in declaration order, primary key first
+    fields: Mapping[str, FieldSpec]  # published fields in declaration order, primary key first
     filterable: frozenset[str]
     searchable: tuple[str, ...]
     sortable: frozenset[str]
@@ -83,9 +91,9 @@ class ObjectSpec:
     writable: tuple[str, ...]
     read_scope: str
     write_scope: str
-    published: sa.Column[Any] | None         # the table's boolean `published` column, if it has one
+    published: sa.Column[Any] | None  # the table's boolean `published` column, if it has one
     columns: Mapping[str, FieldSpec] = field(default_factory=dict)  # every column, published or not
-    validator: Any = None                     # pb_headless.rules.Validator for writes
+    validator: Any = None  # pb_headless.rules.Validator for writes
     audit_columns: Mapping[str, sa.Column[Any]] = field(default_factory=dict)  # created_by / updated_by
 
     def scope_for(self, operation: str) -> str:
@@ -95,7 +103,9 @@ class ObjectSpec:
         """The object as `GET /objects` shows it (without links)."""
         return {
             "name": self.name,
-            "operations": [op for op in ("list", "show", "create", "update", "delete") if op in self.operations],
+            "operations": [
+                op for op in ("list", "show", "create", "update", "delete") if op in self.operations
+            ],
             "fields": list(self.fields),
             "filterable": [name for name in self.fields if name in self.filterable],
             "sortable": [name for name in self.fields if name in self.sortable],

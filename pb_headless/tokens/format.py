@@ -37,7 +37,7 @@ def is_well_formed(value: str) -> bool:
     """Whether a value is shaped like a pb_headless token, checksum included (no database needed)."""
     if len(value) != TOKEN_LENGTH or not value.startswith(PREFIX):
         return False
-    body = value[len(PREFIX):]
+    body = value[len(PREFIX) :]
     random_part, check = body[:RANDOM_LENGTH], body[RANDOM_LENGTH:]
     return all(char in ALPHABET for char in body) and checksum(random_part) == check
 

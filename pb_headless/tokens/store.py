@@ -80,7 +80,9 @@ def parse_scopes(scopes: str | Iterable[str]) -> tuple[str, ...]:
         raise TokenError("a token needs at least one scope")
     bad = [scope for scope in unique if not is_valid_scope(scope)]
     if bad:
-        raise TokenError(f"invalid scope '{bad[0]}': use '*', '<group>.*' or '<group>.<action>' of [a-z0-9_-]")
+        raise TokenError(
+            f"invalid scope '{bad[0]}': use '*', '<group>.*' or '<group>.<action>' of [a-z0-9_-]"
+        )
     return unique
 
 
@@ -110,8 +112,14 @@ class TokenStore:
     def __init__(self, database: Database) -> None:
         self.database = database
 
-    async def create(self, name: str, scopes: str | Iterable[str], *, expires_at: datetime | str | None = None,
-                     user_id: str | int | None = None) -> tuple[TokenInfo, str]:
+    async def create(
+        self,
+        name: str,
+        scopes: str | Iterable[str],
+        *,
+        expires_at: datetime | str | None = None,
+        user_id: str | int | None = None,
+    ) -> tuple[TokenInfo, str]:
         """Create a token; returns it and its plain value, which is never available again."""
         name = self._check_name(name)
         scope_list = parse_scopes(scopes)
@@ -119,10 +127,15 @@ class TokenStore:
         plain = generate()
         now = utcnow()
         values = {
-            "name": name, "token_hash": hash_token(plain), "prefix": display_prefix(plain),
-            "scopes": orjson.dumps(scope_list).decode(), "expires_at": to_naive_utc(expiry) if expiry else None,
-            "user_id": None if user_id in (None, "") else str(user_id), "enabled": True,
-            "created_at": now, "updated_at": now,
+            "name": name,
+            "token_hash": hash_token(plain),
+            "prefix": display_prefix(plain),
+            "scopes": orjson.dumps(scope_list).decode(),
+            "expires_at": to_naive_utc(expiry) if expiry else None,
+            "user_id": None if user_id in (None, "") else str(user_id),
+            "enabled": True,
+            "created_at": now,
+            "updated_at": now,
         }
         async with self.database.transaction():
             if await self._row(name) is not None:
@@ -145,9 +158,16 @@ class TokenStore:
         await self._update(name, enabled=False)
         return await self.get(name)
 
-    async def update(self, name: str, *, scopes: str | Iterable[str] | None = None,
-                     expires_at: datetime | str | None = None, clear_expiry: bool = False,
-                     user_id: str | int | None = None, clear_user: bool = False) -> TokenInfo:
+    async def update(
+        self,
+        name: str,
+        *,
+        scopes: str | Iterable[str] | None = None,
+        expires_at: datetime | str | None = None,
+        clear_expiry: bool = False,
+        user_id: str | int | None = None,
+        clear_user: bool = False,
+    ) -> TokenInfo:
         changes: dict[str, Any] = {}
         if scopes is not None:
             changes["scopes"] = orjson.dumps(parse_scopes(scopes)).decode()
@@ -187,10 +207,12 @@ class TokenStore:
         """Record use, at most once a minute per token (the WHERE keeps concurrent writers to one)."""
         now_naive = to_naive_utc(now) if now else utcnow()
         cutoff = now_naive - LAST_USED_RESOLUTION
-        query = (tokens.update()
-                 .where(tokens.c.id == token.id)
-                 .where(sa.or_(tokens.c.last_used_at.is_(None), tokens.c.last_used_at < cutoff))
-                 .values(last_used_at=now_naive))
+        query = (
+            tokens.update()
+            .where(tokens.c.id == token.id)
+            .where(sa.or_(tokens.c.last_used_at.is_(None), tokens.c.last_used_at < cutoff))
+            .values(last_used_at=now_naive)
+        )
         await self.database.execute(query)
 
     async def _row(self, name: str) -> Any:

@@ -1,0 +1,1 @@
+"""The files docs/integrators.md walks through: a site folder (`core/App/`) and a satellite package."""
