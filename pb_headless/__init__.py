@@ -29,7 +29,7 @@ from pb_headless.registry import (
     Events,
     OnServiceApiRegister,
 )
-from pb_headless.routes import route
+from pb_headless.routes import RouteError, route
 from pb_headless.settings import SettingsStore
 from pb_headless.tables import install
 from pb_headless.tokens import TokenError, TokenInfo, TokenStore
