@@ -85,7 +85,8 @@ class DocsEndpoints:
             return error_response(
                 Unauthorized("Sign in to the administration area to read the specification.")
             )
-        document = await full_document(self.api, f"{origin_of(self.api, request)}{self.api.prefix}")
+        snapshot = await self.api.snapshot()  # the current registry version, as a request would see it
+        document = full_document(self.api, f"{origin_of(self.api, request)}{self.api.prefix}", snapshot)
         return json_response(document, cache=NO_STORE)
 
 

@@ -1,0 +1,148 @@
+"""The parts every document shares: security schemes, the error envelope, rate-limit headers, list meta.
+
+Error answers are built from `pb_headless.errors`, the one table of statuses and codes (CONTRACT §8),
+so a code can only be documented the way the API answers it.
+"""
+
+from __future__ import annotations
+
+from pb_headless.errors import (
+    ApiError,
+    BadRequest,
+    Forbidden,
+    NotFound,
+    PayloadTooLarge,
+    RateLimited,
+    ServerError,
+    Unauthorized,
+    UnknownObject,
+    UnsupportedMediaType,
+    ValidationFailed,
+)
+from pb_headless.openapi.parts import Schema
+
+BEARER, API_KEY = "bearerAuth", "apiKeyAuth"
+SECURITY_SCHEMES = {
+    BEARER: {"type": "http", "scheme": "bearer", "bearerFormat": "pb_ token",
+             "description": "`Authorization: Bearer <token>`; tokens are issued in the administration area."},
+    API_KEY: {"type": "apiKey", "in": "header", "name": "X-API-Key",
+              "description": "The same token in `X-API-Key`, for clients behind a proxy that strips "
+                             "`Authorization`. Sending both with different values is a 400."},
+}
+RATE_HEADERS = {
+    "X-RateLimit-Limit": "Requests allowed per window (a sliding minute).",
+    "X-RateLimit-Remaining": "Requests left in the current window.",
+    "X-RateLimit-Reset": "Unix time (seconds) when the window frees up.",
+}
+
+
+def security(scope: str | None) -> list[dict[str, list[str]]]:
+    """Either scheme carries the token; the scope it must cover is listed as the requirement's role."""
+    roles = [scope] if scope else []
+    return [{BEARER: roles}, {API_KEY: roles}]
+
+
+def ref(section: str, name: str) -> Schema:
+    return {"$ref": f"#/components/{section}/{name}"}
+
+
+def rate_headers() -> dict[str, Schema]:
+    return {name: ref("headers", name) for name in RATE_HEADERS}
+
+
+def json_content(schema: Schema) -> dict[str, Schema]:
+    return {"application/json": {"schema": schema}}
+
+
+# The error answers an operation may document, by component name: (the error classes, description).
+ERRORS: dict[str, tuple[tuple[type[ApiError], ...], str]] = {
+    "BadRequest": ((BadRequest,), "Malformed request: bad JSON, or two different tokens in the headers."),
+    "Unauthorized": ((Unauthorized,), "The token is missing, unknown, disabled, expired or reissued."),
+    "Forbidden": ((Forbidden,), "The token reaches the object but lacks the scope this operation needs."),
+    "NotFound": ((NotFound, UnknownObject), "No such record (`not_found`), or no such object for this "
+                                            "token (`unknown_object`)."),
+    "UnknownObject": ((UnknownObject,), "No such object for this token."),
+    "PayloadTooLarge": ((PayloadTooLarge,), "The body is larger than 1 MiB."),
+    "UnsupportedMediaType": ((UnsupportedMediaType,), "The body is not sent as JSON."),
+    "ValidationFailed": ((ValidationFailed,), "A value is invalid; `details` lists the messages per field "
+                                              "(or per query parameter, as written)."),
+    "RateLimited": ((RateLimited,), "Too many requests from this address; retry after `Retry-After` s."),
+    "ServerError": ((ServerError,), "An unexpected failure; the message names a request id for the logs."),
+}
+_EXTRA_PROPERTIES: dict[str, Schema] = {
+    "Forbidden": {"required_scope": {"type": "string"}},
+    "ValidationFailed": {"details": {"type": "object", "additionalProperties": {
+        "type": "array", "items": {"type": "string"}}}},
+    "ServerError": {"request_id": {"type": "string"}},
+}
+_EXTRA_HEADERS: dict[str, dict[str, Schema]] = {
+    "Unauthorized": {"WWW-Authenticate": {"required": True, "schema": {"type": "string"}}},
+    "RateLimited": {"Retry-After": {"required": True, "description": "Seconds to wait.",
+                                    "schema": {"type": "integer", "minimum": 0}}},
+}
+
+
+def status_of(name: str) -> str:
+    return str(ERRORS[name][0][0].status_code)
+
+
+def _error_response(name: str) -> Schema:
+    classes, description = ERRORS[name]
+    extra = _EXTRA_PROPERTIES.get(name, {})
+    schema = {
+        "type": "object",
+        "required": ["error", "message", *extra],
+        "properties": {"error": {"type": "string", "enum": [cls.code for cls in classes]},
+                       "message": {"type": "string"}, **extra},
+    }
+    return {"description": description, "headers": {**rate_headers(), **_EXTRA_HEADERS.get(name, {})},
+            "content": json_content(schema)}
+
+
+def shared_components() -> dict[str, dict[str, Schema]]:
+    """The `components` every document carries, whatever the token may call."""
+    return {
+        "schemas": {
+            "Error": {"type": "object", "required": ["error", "message"],
+                      "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+                      "description": "The error envelope of every failed request (CONTRACT §8 codes)."},
+            "ListMeta": _LIST_META,
+            "ListLinks": _LIST_LINKS,
+        },
+        "responses": {name: _error_response(name) for name in ERRORS},
+        "headers": {name: {"required": True, "description": text, "schema": {"type": "integer"}}
+                    for name, text in RATE_HEADERS.items()},
+        "securitySchemes": SECURITY_SCHEMES,
+    }
+
+
+def error_responses(*names: str) -> dict[str, Schema]:
+    """`responses` entries for the named error answers, keyed by status."""
+    return {status_of(name): ref("responses", name) for name in names}
+
+
+_LIST_META: Schema = {
+    "type": "object",
+    "required": ["total", "count", "limit", "offset", "has_more"],
+    "properties": {
+        "total": {"type": "integer", "minimum": 0, "description": "Records matching the filters."},
+        "count": {"type": "integer", "minimum": 0, "description": "Records in this page."},
+        "limit": {"type": "integer", "minimum": 0, "description": "The effective page size."},
+        "offset": {"type": "integer", "minimum": 0, "description": "The effective offset."},
+        "has_more": {"type": "boolean", "description": "Whether more records follow this page."},
+        "ignored": {"type": "array", "items": {"type": "string"},
+                    "description": "Parameters dropped as written (`filter[secret]`, `sort=-secret`); "
+                                   "present only when something was dropped."},
+    },
+}
+# Absolute URLs that keep every other parameter as sent; not `format: uri`, whose RFC 3986 reading
+# refuses the readable `filter[price][gte]` brackets that browsers and servers take as they are.
+_LIST_LINKS: Schema = {
+    "type": "object",
+    "required": ["self", "next", "prev"],
+    "properties": {
+        "self": {"type": "string", "description": "The absolute address of this page."},
+        "next": {"type": ["string", "null"], "description": "The next page; null on the last page."},
+        "prev": {"type": ["string", "null"], "description": "The previous page; null on the first."},
+    },
+}

@@ -1,0 +1,90 @@
+"""Assembles OpenAPI 3.1 documents from the parts of one registry version.
+
+The parts (every object's operations and schemas, the service endpoints, the custom routes) are
+built once per snapshot; a request only picks the operations its token may call and joins them,
+so a newly published object shows up with the next request, without a restart.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from starlette.requests import Request
+
+from pb_headless.auth import Principal
+from pb_headless.openapi import routes, service
+from pb_headless.openapi.components import security, shared_components
+from pb_headless.openapi.objects import object_operations, object_tag
+from pb_headless.openapi.parts import OperationPart, Parts, Schema, plain_part
+
+if TYPE_CHECKING:
+    from pb_headless.api.application import HeadlessAPI
+    from pb_headless.api.snapshot import Snapshot
+
+OPENAPI_VERSION = "3.1.0"
+PARTS_KEY = "openapi.parts"
+_DESCRIPTION = (
+    "A token-protected JSON API. Send the token as `Authorization: Bearer <token>` or `X-API-Key: <token>`. "
+    "Lists take `filter[field]=v`, `filter[field][op]=v`, `search`, `sort`, `fields`, `with`, `limit`, "
+    "`offset` and `page`; unknown or unlisted parameters are ignored and named in `meta.ignored`. Errors "
+    "answer `{\"error\": <code>, \"message\": <text>}`."
+)
+_SHARED = shared_components()  # never changed: each document copies the sections it extends
+
+
+def document_for(api: HeadlessAPI, request: Request, principal: Principal) -> Schema:
+    """The document for the token of `request`: only what it may call, `servers` from the request."""
+    parts = parts_of(api, request.state.snapshot)
+    return assemble(api, parts, api.api_root(request), principal.has_scope)
+
+
+def full_document(api: HeadlessAPI, server_url: str, snapshot: Snapshot | None = None) -> Schema:
+    """Every object, operation and custom route: the site owner's view (docs page, `pb-headless openapi`).
+
+    It documents `snapshot`, by default the one the API compiled last (`await api.startup()` or
+    `await api.snapshot()` compiles the current registry version).
+    """
+    snapshot = snapshot or api.snapshots.current
+    if snapshot is None:
+        raise RuntimeError("full_document needs the compiled registry: `await api.startup()` first")
+    return assemble(api, parts_of(api, snapshot), server_url, lambda scope: True)
+
+
+def parts_of(api: HeadlessAPI, snapshot: Snapshot) -> Parts:
+    """The parts of this snapshot's registry version, built on first use."""
+    return snapshot.derive(PARTS_KEY, lambda current: build_parts(current, api.routes))
+
+
+def build_parts(snapshot: Snapshot, custom: tuple[Any, ...]) -> Parts:
+    specs = [snapshot.catalog[name] for name in sorted(snapshot.catalog)]
+    operations = [*service.service_operations()]
+    for spec in specs:
+        operations += object_operations(spec)
+    operations += routes.route_operations(custom)
+    tags = (service.TAG, *(object_tag(spec) for spec in specs), *((routes.TAG,) if custom else ()))
+    return Parts(tags=tags, operations=tuple(plain_part(part) for part in operations))
+
+
+def assemble(api: HeadlessAPI, parts: Parts, server_url: str, has_scope: Callable[[str], bool]) -> Schema:
+    """Join the operations `has_scope` allows. Parts are shared between documents and never changed."""
+    chosen = [part for part in parts.operations if part.is_callable_with(has_scope)]
+    components = {section: dict(entries) for section, entries in _SHARED.items()}
+    paths: dict[str, dict[str, Schema]] = {}
+    for part in chosen:
+        paths.setdefault(part.path, {})[part.method] = part.operation
+        components["schemas"].update(part.schemas)
+    used_tags = {tag for part in chosen for tag in part.operation.get("tags", ())}
+    return {
+        "openapi": OPENAPI_VERSION,
+        "info": {"title": api.title, "version": api.version, "description": _DESCRIPTION},
+        "servers": [{"url": server_url}],
+        "security": security(None),
+        "tags": [tag.as_dict() for tag in parts.tags if tag.name in used_tags],
+        "paths": paths,
+        "components": components,
+    }
+
+
+__all__ = ["OPENAPI_VERSION", "OperationPart", "assemble", "build_parts", "document_for", "full_document",
+           "parts_of"]

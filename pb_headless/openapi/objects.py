@@ -1,0 +1,157 @@
+"""An object's OpenAPI parts: its record schema, its write bodies and one operation per allowed operation.
+
+Write bodies come from the object's `Validator`, the same one that checks them (CONTRACT §5).
+"""
+
+from __future__ import annotations
+
+from pb_headless.openapi.components import error_responses, json_content, rate_headers, ref, security
+from pb_headless.openapi.parameters import Parameter, list_parameters, show_parameters
+from pb_headless.openapi.parts import OperationPart, Schema, Tag
+from pb_headless.openapi.values import record_value_schema
+from pb_headless.registry.spec import INTEGER, ObjectSpec, RelationSpec
+
+OPERATION_ORDER = ("list", "create", "show", "update", "delete")
+_COLLECTION_ERRORS = ("BadRequest", "Unauthorized", "Forbidden", "UnknownObject")
+_RECORD_ERRORS = ("BadRequest", "Unauthorized", "Forbidden", "NotFound")
+_BODY_ERRORS = ("PayloadTooLarge", "UnsupportedMediaType", "ValidationFailed")
+_LAST_ERRORS = ("RateLimited", "ServerError")
+
+
+def object_tag(spec: ObjectSpec) -> Tag:
+    operations = ", ".join(op for op in OPERATION_ORDER if op in spec.operations)
+    return Tag(spec.name, f"The published object `{spec.name}` ({operations}).")
+
+
+def object_operations(spec: ObjectSpec) -> list[OperationPart]:
+    """One part per operation the object allows, in the order list, create, show, update, delete."""
+    builders = {"list": _list, "create": _create, "show": _show, "update": _update, "delete": _delete}
+    return [builders[op](spec) for op in OPERATION_ORDER if op in spec.operations]
+
+
+def schema_name(spec: ObjectSpec, what: str) -> str:
+    return f"{spec.name}.{what}"
+
+
+def record_schema(spec: ObjectSpec) -> Schema:
+    """A record as list and show render it: the published fields, and relations asked for with `with`."""
+    properties: Schema = {name: record_value_schema(field) for name, field in spec.fields.items()}
+    for name, relation in spec.relations.items():
+        properties[name] = _relation_schema(relation)
+    return {"type": "object", "required": [spec.pk.name], "properties": properties,
+            "description": f"A record of `{spec.name}`. `fields` narrows the fields shown; "
+                          f"`{spec.pk.name}` is always there."}
+
+
+def _relation_schema(relation: RelationSpec) -> Schema:
+    properties = {field.name: record_value_schema(field) for field in relation.fields}
+    related = {"type": "object", "properties": properties}
+    note = f"Present when asked for with `with={relation.name}`."
+    if relation.many:
+        return {"type": "array", "items": related, "description": note}
+    return {**related, "type": ["object", "null"], "description": note}
+
+
+def _part(spec: ObjectSpec, operation: str, path: str, method: str, body: Schema,
+          schemas: dict[str, Schema]) -> OperationPart:
+    scope = spec.scope_for(operation)
+    body = {"tags": [spec.name], "operationId": f"{operation}_{spec.name}", **body,
+            "security": security(scope)}
+    body["description"] = f"{body.get('description', '')}Requires the scope `{scope}`.".strip()
+    record = {schema_name(spec, "Record"): record_schema(spec)}
+    return OperationPart(path, method, scope, body, {**record, **schemas})
+
+
+def _data_response(spec: ObjectSpec, description: str, headers: Schema | None = None) -> Schema:
+    return {"description": description, "headers": {**rate_headers(), **(headers or {})},
+            "content": json_content(ref("schemas", schema_name(spec, "Single")))}
+
+
+def _single_schema(spec: ObjectSpec) -> dict[str, Schema]:
+    record = ref("schemas", schema_name(spec, "Record"))
+    return {schema_name(spec, "Single"): {"type": "object", "required": ["data"],
+                                          "properties": {"data": record}}}
+
+
+def _list(spec: ObjectSpec) -> OperationPart:
+    envelope = {"type": "object", "required": ["data", "meta", "links"], "properties": {
+        "data": {"type": "array", "items": ref("schemas", schema_name(spec, "Record"))},
+        "meta": ref("schemas", "ListMeta"), "links": ref("schemas", "ListLinks")}}
+    responses = {"200": {"description": "A page of records.", "headers": rate_headers(),
+                         "content": json_content(ref("schemas", schema_name(spec, "List")))},
+                 **error_responses(*_COLLECTION_ERRORS, "ValidationFailed", *_LAST_ERRORS)}
+    operation = {"summary": f"List {spec.name}",
+                 "description": "Filters AND together; a filter value that does not convert to the field's "
+                                "type is a 422 naming the parameter. ",
+                 "parameters": list_parameters(spec), "responses": responses}
+    return _part(spec, "list", _collection(spec), "get", operation, {schema_name(spec, "List"): envelope})
+
+
+def _show(spec: ObjectSpec) -> OperationPart:
+    responses = {"200": _data_response(spec, "The record."),
+                 **error_responses(*_RECORD_ERRORS, *_LAST_ERRORS)}
+    operation = {"summary": f"Show one record of {spec.name}",
+                 "parameters": [_id_parameter(spec), *show_parameters(spec)], "responses": responses}
+    return _part(spec, "show", _record(spec), "get", operation, _single_schema(spec))
+
+
+def _create(spec: ObjectSpec) -> OperationPart:
+    location = {"Location": {"required": True, "description": "The address of the new record.",
+                             "schema": {"type": "string"}}}
+    responses = {"201": _data_response(spec, "The record, created.", location),
+                 **error_responses(*_COLLECTION_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}
+    operation = {"summary": f"Create a record of {spec.name}",
+                 "description": "Only writable fields are accepted; any other field is a 422 "
+                                "(`is not writable`) and nothing is written. ",
+                 "requestBody": _body(spec, "Create"), "responses": responses}
+    return _part(spec, "create", _collection(spec), "post", operation,
+                 {**_single_schema(spec), schema_name(spec, "Create"): _body_schema(spec, partial=False)})
+
+
+def _update(spec: ObjectSpec) -> OperationPart:
+    responses = {"200": _data_response(spec, "The record, updated."),
+                 **error_responses(*_RECORD_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}
+    operation = {"summary": f"Update a record of {spec.name}",
+                 "description": "Only the fields sent are checked and changed; `{}` changes nothing. ",
+                 "parameters": [_id_parameter(spec)], "requestBody": _body(spec, "Update"),
+                 "responses": responses}
+    return _part(spec, "update", _record(spec), "patch", operation,
+                 {**_single_schema(spec), schema_name(spec, "Update"): _body_schema(spec, partial=True)})
+
+
+def _delete(spec: ObjectSpec) -> OperationPart:
+    # 422: the database refuses the delete (another table's row still refers to this record).
+    responses = {"204": {"description": "Deleted; no body.", "headers": rate_headers()},
+                 **error_responses(*_RECORD_ERRORS, "ValidationFailed", *_LAST_ERRORS)}
+    operation = {"summary": f"Delete a record of {spec.name}", "parameters": [_id_parameter(spec)],
+                 "responses": responses}
+    return _part(spec, "delete", _record(spec), "delete", operation, {})
+
+
+def _body(spec: ObjectSpec, what: str) -> Schema:
+    return {"required": True, "content": json_content(ref("schemas", schema_name(spec, what)))}
+
+
+def _body_schema(spec: ObjectSpec, *, partial: bool) -> Schema:
+    if spec.validator is None:
+        return {"type": "object"}
+    schema: Schema = spec.validator.json_schema(partial=partial)
+    return schema
+
+
+def _id_parameter(spec: ObjectSpec) -> Parameter:
+    schema: Schema = {"type": "string", "minLength": 1, "pattern": "^[^/\\u0000]+$"}
+    if spec.pk.kind == INTEGER and spec.validator is not None:
+        typed = spec.validator.field_schema(spec.pk.name)
+        schema = {key: value for key, value in typed.items() if key in ("minimum", "maximum")}
+        schema["type"] = "integer"
+    return {"name": "id", "in": "path", "required": True, "schema": schema,
+            "description": f"The record's `{spec.pk.name}`."}
+
+
+def _collection(spec: ObjectSpec) -> str:
+    return f"/objects/{spec.name}"
+
+
+def _record(spec: ObjectSpec) -> str:
+    return f"/objects/{spec.name}/{{id}}"

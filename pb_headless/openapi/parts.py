@@ -1,0 +1,58 @@
+"""The unit a document is assembled from: one operation with the scope it needs and what it refers to."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+Schema = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class OperationPart:
+    """One documented operation; built once per registry version and shared by every document.
+
+    `scope` is what a token needs to call it (None: any live token). `schemas` are the component
+    schemas it refers to beyond the shared ones, so a document carries only what its operations use.
+    """
+
+    path: str
+    method: str
+    scope: str | None
+    operation: Schema
+    schemas: Mapping[str, Schema] = field(default_factory=dict)
+
+    def is_callable_with(self, has_scope: Callable[[str], bool]) -> bool:
+        return self.scope is None or has_scope(self.scope)
+
+
+def plain(value: Any) -> Any:
+    """`value` with every string a plain `str`: column names are SQLAlchemy's `quoted_name`, a `str`
+    subclass that some JSON encoders (orjson) refuse as a key."""
+    if isinstance(value, dict):
+        return {str(key): plain(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [plain(item) for item in value]
+    return str(value) if isinstance(value, str) else value
+
+
+def plain_part(part: OperationPart) -> OperationPart:
+    return OperationPart(part.path, part.method, part.scope, plain(part.operation), plain(dict(part.schemas)))
+
+
+@dataclass(frozen=True, slots=True)
+class Tag:
+    name: str
+    description: str
+
+    def as_dict(self) -> Schema:
+        return {"name": self.name, "description": self.description}
+
+
+@dataclass(frozen=True, slots=True)
+class Parts:
+    """Everything one registry version documents, in document order."""
+
+    tags: tuple[Tag, ...]
+    operations: tuple[OperationPart, ...]
