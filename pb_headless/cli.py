@@ -179,20 +179,22 @@ async def _openapi(database: Database, args: argparse.Namespace) -> str:
     from pb_headless.openapi import full_document
 
     registry = ApiRegistry()
-    api_file = args.api_file or _site_api_file()
+    api_file = args.api_file or _site_file("api.py")
     if api_file:
         registry.load_file(api_file)
-    api = HeadlessAPI(database, registry)
+    routes_file = _site_file("routes.py")
+    api = HeadlessAPI(database, registry, routes=[routes_file] if routes_file else [])
     await api.startup()
     document: dict[str, Any] = full_document(api, args.server.rstrip("/") + api.prefix)
     return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
 
 
-def _site_api_file() -> str | None:
+def _site_file(name: str) -> str | None:
+    """A file of the site folder ($PB_SITE_DIR/core/App/<name>), when there is one."""
     site = os.environ.get("PB_SITE_DIR")
     if not site:
         return None
-    candidate = Path(site) / "core" / "App" / "api.py"
+    candidate = Path(site) / "core" / "App" / name
     if str(Path(site)) not in sys.path:
         sys.path.insert(0, str(Path(site)))  # so the file's `from core.App.models import ...` resolves
     return str(candidate) if candidate.exists() else None

@@ -65,7 +65,7 @@ async def update_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, re
 async def delete_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, record_id: str) -> Response:
     key = await _existing_key(api, spec, record_id)
     async with write_transaction(api.database):
-        await _write(api.database, spec.table.delete().where(spec.pk.column == key), {})
+        await _write(api.database, spec.table.delete().where(spec.pk.column == key), {}, refused=spec.pk.name)
     return empty_response(204)
 
 
@@ -151,13 +151,16 @@ async def _insert(api: HeadlessAPI, spec: ObjectSpec, values: dict[str, Any]) ->
     return await _write(api.database, spec.table.insert().values(**values), values)  # lastrowid
 
 
-async def _write(database: Database, statement: Any, values: dict[str, Any]) -> Any:
-    """Run a write; what the database refuses because of the client's values is a 422, not a 500."""
+async def _write(database: Database, statement: Any, values: dict[str, Any], refused: str | None = None) -> Any:
+    """Run a write; what the database refuses because of the client's values is a 422, not a 500.
+    A refused delete names the record (`refused`): other rows still reference it."""
     try:
         return await database.execute(statement)
     except Exception as error:
         if not _is_data_error(error):
             raise
+        if refused is not None:
+            raise ValidationFailed({refused: ["The record is still referenced by other records."]}) from None
         named = [name for name in values if re.search(rf"\b{re.escape(name)}\b", str(error))]
         message = "The value conflicts with the database's constraints."
         raise ValidationFailed({name: [message] for name in named} or {"body": [message]}) from None
