@@ -151,7 +151,9 @@ async def _insert(api: HeadlessAPI, spec: ObjectSpec, values: dict[str, Any]) ->
     return await _write(api.database, spec.table.insert().values(**values), values)  # lastrowid
 
 
-async def _write(database: Database, statement: Any, values: dict[str, Any], refused: str | None = None) -> Any:
+async def _write(
+    database: Database, statement: Any, values: dict[str, Any], refused: str | None = None
+) -> Any:
     """Run a write; what the database refuses because of the client's values is a 422, not a 500.
     A refused delete names the record (`refused`): other rows still reference it."""
     try:
