@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.openapi.serving import REPOSITORY, free_port, serving
+from tests.openapi.serving import free_port, serving
+from tests.support.server import REPOSITORY
 
 CHROMIUM = os.environ.get("PB_CHROMIUM", "/usr/bin/chromium")
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
