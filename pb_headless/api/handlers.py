@@ -86,7 +86,9 @@ def reachable(specs: Any, principal: Principal) -> list[ObjectSpec]:
 async def _object(api: HeadlessAPI, request: Request, found: Match, principal: Principal) -> Response:
     spec = request.state.snapshot.catalog.get(found.name)
     if spec is None or not reachable((spec,), principal):
-        raise UnknownObject(f"There is no object named '{found.name}'.")
+        raise UnknownObject(
+            f"There is no object named '{found.name}'.", headers={"Cache-Control": objects.OBJECT_CACHING}
+        )
     method = "GET" if request.method == "HEAD" else request.method
     operation = OPERATIONS.get((found.kind, method))
     if operation is None or operation not in spec.operations:

@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from pb_headless.api import writes
 from pb_headless.api.responses import OBJECT_CACHING, json_response
-from pb_headless.errors import NotFound
+from pb_headless.errors import ApiError, NotFound, ValidationFailed
 from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, plan_show
 from pb_headless.registry import ObjectSpec
 
@@ -25,6 +25,8 @@ PAGING_PARAMETERS = frozenset({"offset", "page"})
 async def list_records(api: HeadlessAPI, request: Request, spec: ObjectSpec, _: str) -> Response:
     pairs = request.query_params.multi_items()
     plan = plan_list(spec, parse_query(pairs))
+    if plan.details:
+        raise _object_answer(ValidationFailed(plan.details))
     records, total = await fetch_list(api.database, spec, plan, api.dialect)
     meta: dict[str, Any] = {
         "total": total, "count": len(records), "limit": plan.limit, "offset": plan.offset,
@@ -45,14 +47,21 @@ async def show_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, reco
     plan = plan_show(spec, parse_query(request.query_params.multi_items()))
     record = await fetch_one(api.database, spec, plan, record_id, api.dialect)
     if record is None:
-        raise NotFound(f"There is no record '{record_id}' in '{spec.name}'.")
+        raise _object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     return json_response({"data": record}, cache=OBJECT_CACHING)
+
+
+def _object_answer(error: ApiError) -> ApiError:
+    """CONTRACT §11: object answers carry `private, no-cache`, the 404 of a record and a 422 too."""
+    error.headers.setdefault("Cache-Control", OBJECT_CACHING)
+    return error
 
 
 def _link(address: str, pairs: list[tuple[str, str]], offset: int | None) -> str:
     """This page's address, or another page's: every other parameter kept, `offset` replaced."""
     if offset is not None:
-        pairs = [(key, value) for key, value in pairs if key not in PAGING_PARAMETERS] + [("offset", str(offset))]
+        kept = [(key, value) for key, value in pairs if key not in PAGING_PARAMETERS]
+        pairs = [*kept, ("offset", str(offset))]
     query = urlencode(pairs, quote_via=quote, safe="[],*-")
     return f"{address}?{query}" if query else address
 

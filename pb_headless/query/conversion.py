@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from datetime import UTC, date, datetime
-from decimal import Decimal
+from decimal import ROUND_DOWN, Context, Decimal, localcontext
 from typing import Any
 from uuid import UUID
 
@@ -35,6 +35,8 @@ def convert(field: FieldSpec, text: str) -> Any:
     """The value of `text` for `field`'s kind; text (and unknown kinds) is taken as written."""
     if field.kind == STRING:
         return _as_text(field.column.type, text)
+    if field.kind == DECIMAL:
+        return _fit_decimal(_as_decimal(text), field.column.type)
     converter = _CONVERTERS.get(field.kind)
     return text if converter is None else converter(text)
 
@@ -69,6 +71,26 @@ def _as_decimal(text: str) -> Decimal:
     if _DECIMAL.fullmatch(text):
         return Decimal(text)
     raise ConversionError("must be a number")
+
+
+def _fit_decimal(value: Decimal, column_type: sa.types.TypeEngine[Any]) -> Decimal:
+    """A value that compares with every storable value of a `NUMERIC(p, s)` column as `value` does,
+    with no more digits than the column has.
+
+    MariaDB truncates a literal of more than 65 digits, with a warning; the column's own values all lie
+    strictly between -10^(p-s) and 10^(p-s), on multiples of 10^-s, so a value outside that range can
+    become its edge, and one between two multiples can become the midpoint of the two.
+    """
+    precision, scale = getattr(column_type, "precision", None), getattr(column_type, "scale", None) or 0
+    if not isinstance(precision, int) or not 0 <= scale <= precision:
+        return value
+    with localcontext(Context(prec=precision + 2)):
+        edge = Decimal(10) ** (precision - scale)
+        if value.copy_abs() >= edge:
+            return edge.copy_sign(value)
+        step = Decimal(10) ** -scale
+        storable = value.quantize(step, rounding=ROUND_DOWN)
+        return value if storable == value else storable + (step / 2).copy_sign(value)
 
 
 def _as_boolean(text: str) -> bool:

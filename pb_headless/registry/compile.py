@@ -7,7 +7,12 @@ from typing import Any
 
 import sqlalchemy as sa
 
-from pb_headless.registry.declaration import Declaration, DeclarationError, check_columns
+from pb_headless.registry.declaration import (
+    Declaration,
+    DeclarationError,
+    check_columns,
+    compile_declared_rules,
+)
 from pb_headless.registry.spec import BOOLEAN, FieldSpec, ObjectSpec, RelationSpec, kind_of
 
 PUBLISHED_COLUMN = "published"
@@ -31,19 +36,9 @@ def compile_object(declaration: Declaration, table: sa.Table) -> ObjectSpec:
         max_per_page=declaration.max_per_page, default_sort=declaration.default_sort,
         query=declaration.query, operations=declaration.operations, writable=declaration.writable,
         read_scope=declaration.read_scope, write_scope=declaration.write_scope, published=published,
-        columns=columns, validator=_validator(declaration, table),
+        columns=columns, validator=compile_declared_rules(declaration, table),
         audit_columns={name: table.c[name] for name in AUDIT_COLUMNS if name in table.c},
     )
-
-
-def _validator(declaration: Declaration, table: sa.Table) -> Any:
-    from pb_headless.rules import RuleError, compile_rules
-
-    try:
-        return compile_rules(declaration.name, {c.name: c for c in table.columns}, declaration.writable,
-                             declaration.rules)
-    except RuleError as error:
-        raise DeclarationError(declaration.source, declaration.name, "rules", str(error)) from None
 
 
 def attach_relations(spec: ObjectSpec, declaration: Declaration, by_table: Mapping[str, ObjectSpec],
@@ -83,7 +78,8 @@ def _resolve(spec: ObjectSpec, name: str, tables: Mapping[str, sa.Table],
                     return True, other, table.c[foreign_key.column.name], column
     raise DeclarationError(declaration.source, declaration.name, "with",
                            f"relation '{name}' matches no foreign key: expected a column '{name}_id' "
-                           f"referencing another table, or a table '{name}' (or '<prefix>_{name}') referencing '{table.name}'")
+                           f"referencing another table, or a table '{name}' (or '<prefix>_{name}') "
+                           f"referencing '{table.name}'")
 
 
 def _referencing_candidates(tables: Mapping[str, sa.Table], name: str) -> list[sa.Table]:

@@ -7,6 +7,7 @@ is known: at once for a `model`, at build time for a reflected `table`.
 
 from __future__ import annotations
 
+import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -14,6 +15,7 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from pb_headless.rules import RuleError, Validator, compile_rules
 from pb_headless.scopes import is_valid_scope
 
 OPERATIONS = ("list", "show", "create", "update", "delete")
@@ -31,7 +33,9 @@ class DeclarationError(ValueError):
     """A declaration cannot be served; the message names the source, the object and the key."""
 
     def __init__(self, source: str, name: str, key: str | None, problem: str) -> None:
-        where = f"{source}: object '{name}'" + (f", key '{key}'" if key else "")
+        # "*" stands for no object in particular: the file itself could not be read.
+        where = source if name == "*" else f"{source}: object '{name}'"
+        where += f", key '{key}'" if key else ""
         super().__init__(f"{where}: {problem}")
         self.source, self.object_name, self.key = source, name, key
 
@@ -76,7 +80,8 @@ def check_declaration(name: str, raw: Mapping[str, Any], source: str) -> Declara
     if not isinstance(name, str) or not OBJECT_NAME.fullmatch(name):
         raise DeclarationError(source, str(name), None, "an object name is 1-100 of [A-Za-z0-9_-]")
     if not isinstance(raw, Mapping):
-        raise DeclarationError(source, name, None, "a declaration is a dict of the keys in docs/declarations.md")
+        raise DeclarationError(source, name, None,
+                               "a declaration is a dict of the keys in docs/declarations.md")
     fail = _Failer(source, name)
     unknown = sorted(set(raw) - DECLARATION_KEYS)
     if unknown:
@@ -99,6 +104,7 @@ def check_declaration(name: str, raw: Mapping[str, Any], source: str) -> Declara
     )
     if table is not None:
         check_columns(declaration, table)
+        compile_declared_rules(declaration, table)
     return declaration
 
 
@@ -126,6 +132,16 @@ def check_columns(declaration: Declaration, table: sa.Table) -> None:
             fail("default_sort", f"unknown field '{name}'")
 
 
+def compile_declared_rules(declaration: Declaration, table: sa.Table) -> Validator:
+    """The validator of the declaration's `rules`; a bad rule fails naming the source and object."""
+    try:
+        return compile_rules(declaration.name, {c.name: c for c in table.columns}, declaration.writable,
+                             declaration.rules)
+    except RuleError as error:
+        problem = str(error).removeprefix(f"object '{declaration.name}', ")  # the object is named already
+        raise DeclarationError(declaration.source, declaration.name, "rules", problem) from None
+
+
 class _Failer:
     def __init__(self, source: str, name: str) -> None:
         self.source, self.name = source, name
@@ -149,10 +165,28 @@ def _table_of(raw: Mapping[str, Any], fail: _Failer) -> tuple[sa.Table | None, s
         if not isinstance(raw["table"], str) or not raw["table"].strip():
             fail("table", "'table' is the name of an existing table")
         return None, raw["table"].strip(), None
-    table = table_of_model(raw["model"])
+    model = _import_model(raw["model"], fail) if isinstance(raw["model"], str) else raw["model"]
+    table = table_of_model(model)
     if table is None:
         fail("model", f"{raw['model']!r} is neither a SQLAlchemy Table nor a declarative class")
-    return table, None, raw["model"]
+    return table, None, model
+
+
+def _import_model(path: str, fail: _Failer) -> Any:
+    """`"core.App.models:Article"` (or `"core.App.models.Article"`): a model named by its import path, as
+    PHP names `Article::class`, so a model that does not import fails naming the object and the key."""
+    module_name, _, attribute = path.partition(":") if ":" in path else path.rpartition(".")
+    if not module_name.strip() or not attribute.strip():
+        fail("model", f"{path!r} is not an import path such as 'core.App.models:Article'")
+    try:
+        target: Any = importlib.import_module(module_name.strip())
+    except Exception as error:
+        fail("model", f"cannot import {path!r}: {type(error).__name__}: {error}")
+    for part in attribute.strip().split("."):
+        if not hasattr(target, part):
+            fail("model", f"cannot import {path!r}: '{module_name.strip()}' has no '{attribute.strip()}'")
+        target = getattr(target, part)
+    return target
 
 
 def _names(raw: Mapping[str, Any], key: str, fail: _Failer) -> tuple[str, ...]:
