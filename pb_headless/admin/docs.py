@@ -67,7 +67,7 @@ class DocsEndpoints:
                 return HTMLResponse(_SIGN_IN_PAGE, status_code=401, headers=PAGE_HEADERS)
             return login_redirect(self.login_url, request)
         root = request.scope.get("root_path", "").rstrip("/")
-        origin = origin_of(self.api, request)
+        origin = self.api.origin(request)
         context = {
             "root": root,
             "spec_url": f"{origin}{root}/openapi.json?ctx={CONTEXT}",
@@ -86,16 +86,5 @@ class DocsEndpoints:
                 Unauthorized("Sign in to the administration area to read the specification.")
             )
         snapshot = await self.api.snapshot()  # the current registry version, as a request would see it
-        document = full_document(self.api, f"{origin_of(self.api, request)}{self.api.prefix}", snapshot)
+        document = full_document(self.api, f"{self.api.origin(request)}{self.api.prefix}", snapshot)
         return json_response(document, cache=NO_STORE)
-
-
-def origin_of(api: HeadlessAPI, request: Request) -> str:
-    """Scheme and host of this request, from X-Forwarded-* only when a trusted proxy sent them."""
-    scheme = api.proxies.forwarded(request.scope, b"x-forwarded-proto") or request.url.scheme
-    host = (
-        api.proxies.forwarded(request.scope, b"x-forwarded-host")
-        or request.headers.get("host")
-        or "localhost"
-    )
-    return f"{scheme}://{host}"

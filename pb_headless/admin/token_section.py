@@ -32,17 +32,6 @@ def as_input(value: datetime | None) -> str:
     return value.astimezone(UTC).strftime("%Y-%m-%dT%H:%M") if value else ""
 
 
-def api_address(api: HeadlessAPI, request: Request) -> str:
-    """The API's absolute base for the curl example, built like the API builds its own links."""
-    scheme = api.proxies.forwarded(request.scope, b"x-forwarded-proto") or request.url.scheme
-    host = (
-        api.proxies.forwarded(request.scope, b"x-forwarded-host")
-        or request.headers.get("host")
-        or "localhost"
-    )
-    return f"{scheme}://{host}{api.prefix}"
-
-
 class TokenSection:
     """Pages under `/tokens`; every one is wrapped by `Access.page` in `AdminApp`."""
 
@@ -172,7 +161,7 @@ class TokenSection:
                 "token": token,
                 "plain": plain,
                 "reissued": reissued,
-                "api": api_address(self.api, request),
+                "api": self.api.origin(request) + self.api.prefix,
             },
         )
 

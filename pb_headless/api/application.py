@@ -132,16 +132,20 @@ class HeadlessAPI:
             path = path[len(self.prefix) :]
         return normalize(path)
 
-    def api_root(self, request: Request) -> str:
-        """The absolute address of the API, from Host (or trusted X-Forwarded-*), for links and servers."""
+    def origin(self, request: Request) -> str:
+        """Scheme and host of this request, from X-Forwarded-* only when a trusted proxy sent them."""
         scope = request.scope
         scheme = self.proxies.forwarded(scope, b"x-forwarded-proto") or scope.get("scheme", "http")
         host = (
             self.proxies.forwarded(scope, b"x-forwarded-host") or request.headers.get("host") or "localhost"
         )
-        root = scope.get("root_path", "")
+        return f"{scheme}://{host}"
+
+    def api_root(self, request: Request) -> str:
+        """The absolute address of the API, for links and the OpenAPI `servers`."""
+        root = request.scope.get("root_path", "")
         mounted = root if root.endswith(self.prefix) else root + self.prefix
-        return f"{scheme}://{host}{mounted}"
+        return self.origin(request) + mounted
 
     async def respond(self, request: Request, path: str) -> Response:
         if request.method == "OPTIONS":  # never counted (§1.1); the answer only shows the client's state
