@@ -33,6 +33,7 @@ from pb_headless.ratelimit import MemoryRateLimiter, RateDecision, RateLimiter
 from pb_headless.registry import ApiRegistry
 from pb_headless.routes import RouteDef, collect_routes
 from pb_headless.settings import SettingsStore
+from pb_headless.state import read_version
 from pb_headless.tables import state, tokens
 from pb_headless.tokens import TokenStore, hash_token, is_well_formed
 from pb_headless.tokens.store import LAST_USED_RESOLUTION, token_from_row
@@ -40,10 +41,7 @@ from pb_headless.tokens.store import LAST_USED_RESOLUTION, token_from_row
 log = logging.getLogger("pb_headless")
 
 PREFIX = "/api/pb/v1"
-MAX_BODY_BYTES = 1024 * 1024
 UserLoader = Callable[[str], Any]
-
-_VERSION_ONLY = sa.select(state.c.version).where(state.c.id == 1)
 
 
 def _version_and_token(token_hash: str) -> sa.Select[Any]:
@@ -106,7 +104,7 @@ class HeadlessAPI:
         await self.registry.close()
 
     async def snapshot(self) -> Snapshot:
-        return await self.snapshots.get(await _read_version(self.database))
+        return await self.snapshots.get(await read_version(self.database))
 
     # -- ASGI ----------------------------------------------------------------------------------
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -185,7 +183,7 @@ class HeadlessAPI:
             row = await self.database.fetch_one(_version_and_token(hash_token(plain)))  # type: ignore[arg-type]
             version = int(row._mapping["pb_version"]) if row is not None else 0
         else:
-            row, version = None, await _read_version(self.database)
+            row, version = None, await read_version(self.database)
         snapshot = await self.snapshots.get(version)
         request.state.snapshot = snapshot
         now = datetime.now(UTC)
@@ -240,10 +238,6 @@ class HeadlessAPI:
                 await self.shutdown()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
-
-
-async def _read_version(database: Database) -> int:
-    return int(await database.fetch_val(_VERSION_ONLY) or 0)
 
 
 def _token_or_error(request: Request) -> tuple[str | None, ApiError | None]:

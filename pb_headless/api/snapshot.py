@@ -86,7 +86,7 @@ class SnapshotCache:
         catalog = await self.registry.build(self.database, version[0])
         settings = await SettingsStore(self.database).all()
         return Snapshot(
-            version=(version[0], version[1]),
+            version=version,
             catalog=catalog,
             settings=settings,
             live_until=await self._live_until(),

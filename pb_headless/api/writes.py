@@ -175,7 +175,6 @@ def _is_data_error(error: Exception) -> bool:
         "IntegrityError",
         "DataError",
         "IntegrityConstraintViolationError",
-        "DataError",
         "StringDataRightTruncationError",
         "NumericValueOutOfRangeError",
         "ForeignKeyViolationError",

@@ -25,7 +25,7 @@ from pb_headless.registry.spec import ObjectSpec
 
 log = logging.getLogger("pb_headless")
 
-ConstructorSource = Callable[[Database], Awaitable[Mapping[str, Declaration]]]
+DeclarationSource = Callable[[Database], Awaitable[Mapping[str, Declaration]]]
 ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "mysql": "mysql+aiomysql"}
 
 
@@ -53,7 +53,7 @@ class ApiRegistry:
         self.events = events or Events()
         self._code: dict[str, Declaration] = {}
         self._file: dict[str, Declaration] = {}
-        self._sources: list[ConstructorSource] = []
+        self._sources: list[DeclarationSource] = []
         self._engines: dict[str, AsyncEngine] = {}
         self._firing = False
         self.version = 0  # moves on every change made in this process
@@ -96,7 +96,7 @@ class ApiRegistry:
         self.version += 1
         return self
 
-    def add_source(self, source: ConstructorSource) -> None:
+    def add_source(self, source: DeclarationSource) -> None:
         """Add a constructor source: an async callable returning declarations of published tables."""
         self._sources.append(source)
         self.version += 1
