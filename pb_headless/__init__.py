@@ -1,13 +1,13 @@
 """pb_headless: a token-protected headless JSON API for any ASGI content site.
 
-The public names are listed in `__all__` and pinned by tests/test_public_api.py.
+The public names are exactly `__all__` (tests/test_public_api.py compares the two); every module
+not re-exported here is an implementation detail. docs/library.md describes each name.
 """
-
-__version__ = "0.1.0"
 
 from pb_headless.api import HeadlessAPI
 from pb_headless.auth import ApiAuth, Principal
 from pb_headless.cors import CORSMiddleware
+from pb_headless.custom_routes import RouteError, route
 from pb_headless.errors import (
     ApiError,
     BadRequest,
@@ -16,6 +16,7 @@ from pb_headless.errors import (
     NotFound,
     PayloadTooLarge,
     RateLimited,
+    RequestTimeout,
     ServiceUnavailable,
     Unauthorized,
     UnknownObject,
@@ -29,7 +30,7 @@ from pb_headless.registry import (
     Events,
     OnServiceApiRegister,
 )
-from pb_headless.routes import RouteError, route
+from pb_headless.release import VERSION as __version__
 from pb_headless.settings import SettingsStore
 from pb_headless.tables import install
 from pb_headless.tokens import TokenError, TokenInfo, TokenStore
@@ -51,6 +52,7 @@ __all__ = [
     "PayloadTooLarge",
     "Principal",
     "RateLimited",
+    "RequestTimeout",
     "RouteError",
     "ServiceUnavailable",
     "SettingsStore",

@@ -19,10 +19,11 @@ from typing import TYPE_CHECKING
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from pb_headless.api.snapshot import Snapshot
-from pb_headless.auth import API_SCOPE_KEY
+from pb_headless.auth import AUTHENTICATOR_KEY
+from pb_headless.http.paths import is_below, site_path
 from pb_headless.proxies import rate_key
 from pb_headless.settings import is_on
+from pb_headless.state.snapshot import SNAPSHOT_SCOPE_KEY, Snapshot
 from pb_headless.tables import DEFAULT_SETTINGS
 
 if TYPE_CHECKING:
@@ -40,9 +41,9 @@ HeaderPairs = tuple[tuple[str, str], ...]
 class CorsPolicy:
     """The `service_cors_*` settings, parsed; `enabled` is False while no origin is configured."""
 
-    origins: frozenset[str]                  # exact origins, lower case, no trailing slash
-    any_origin: bool                         # `*` is among the origins
-    patterns: tuple[re.Pattern[str], ...]    # `https://*.<domain>`
+    origins: frozenset[str]  # exact origins, lower case, no trailing slash
+    any_origin: bool  # `*` is among the origins
+    patterns: tuple[re.Pattern[str], ...]  # `https://*.<domain>`
     paths: tuple[re.Pattern[str], ...]
     methods: str
     headers: str
@@ -52,6 +53,7 @@ class CorsPolicy:
     @classmethod
     def from_settings(cls, settings: Mapping[str, str]) -> CorsPolicy:
         """A missing origins setting reads as off; other missing settings take the installer's default."""
+
         def setting(key: str) -> str:
             return settings.get(key, DEFAULT_SETTINGS[key])
 
@@ -109,9 +111,11 @@ class CorsPolicy:
     def warnings(self) -> list[str]:
         """What the settings page shows next to the CORS settings."""
         if self.any_origin and self.credentials:
-            return ["Origins '*' with credentials on: browsers refuse credentials with '*', so the API "
-                    "answers '*' without Access-Control-Allow-Credentials. "
-                    "List the origins to allow credentials."]
+            return [
+                "Origins '*' with credentials on: browsers refuse credentials with '*', so the API "
+                "answers '*' without Access-Control-Allow-Credentials. "
+                "List the origins to allow credentials."
+            ]
         return []
 
     # Computed once per policy, that is once per settings change.
@@ -125,9 +129,11 @@ class CorsPolicy:
 
     @cached_property
     def _preflight(self) -> HeaderPairs:
-        return (("Access-Control-Allow-Methods", self.methods),
-                ("Access-Control-Allow-Headers", self.headers),
-                ("Access-Control-Max-Age", self.max_age))
+        return (
+            ("Access-Control-Allow-Methods", self.methods),
+            ("Access-Control-Allow-Headers", self.headers),
+            ("Access-Control-Max-Age", self.max_age),
+        )
 
 
 def _origin_pattern(origin: str) -> re.Pattern[str] | None:
@@ -156,8 +162,9 @@ def policy_of(snapshot: Snapshot) -> CorsPolicy:
 class CORSMiddleware:
     """Wraps the host: answers OPTIONS under the API before routing, adds CORS headers per §7.
 
-    An answer the API gave after reading the settings version uses that request's snapshot, so a
-    cross-origin API call costs no extra query; other requests with an Origin read the version once.
+    An answer the API made after reading the settings version uses that snapshot (the API leaves it
+    under `SNAPSHOT_SCOPE_KEY`), so a cross-origin API call costs no extra query; other requests with
+    an Origin read the version once.
     """
 
     def __init__(self, app: ASGIApp, api: HeadlessAPI) -> None:
@@ -169,13 +176,12 @@ class CORSMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        scope[API_SCOPE_KEY] = self.api
-        scope.setdefault("state", {})  # shared with the API, which leaves the snapshot it read there
-        path = _site_path(scope)
+        scope[AUTHENTICATOR_KEY] = self.api.authenticator  # for ApiAuth on the host's own routes
+        path = site_path(scope)
         headers = Headers(scope=scope)
         origin = headers.get("origin")
         if scope["method"] == "OPTIONS":
-            if path == self.api.prefix or path.startswith(self.api.prefix + "/"):
+            if is_below(path, self.api.prefix):
                 await self._answer_api_options(scope, path, origin, headers, send)
                 return
             if origin is not None and "access-control-request-method" in headers:
@@ -185,8 +191,9 @@ class CORSMiddleware:
                     return
         await self.app(scope, receive, self._decorating(scope, path, origin, send))
 
-    async def _answer_api_options(self, scope: Scope, path: str, origin: str | None, headers: Headers,
-                                  send: Send) -> None:
+    async def _answer_api_options(
+        self, scope: Scope, path: str, origin: str | None, headers: Headers, send: Send
+    ) -> None:
         """OPTIONS under the API: always 204, never counted (it only shows the client's rate state)."""
         policy = await self._policy(scope, path, origin)
         answer = _cors_headers(policy, origin, preflight="access-control-request-method" in headers)
@@ -205,11 +212,12 @@ class CORSMiddleware:
                         else:
                             headers[key] = value
             await send(message)
+
         return send_with_cors
 
     async def _policy(self, scope: Scope, path: str, origin: str | None) -> CorsPolicy | None:
         """The policy that applies to this answer, or None while CORS is silent for it."""
-        snapshot = scope["state"].get("snapshot")
+        snapshot = scope.get(SNAPSHOT_SCOPE_KEY)
         if not isinstance(snapshot, Snapshot):
             # Without an Origin only `Vary` is at stake: the snapshot at hand will do, no query for it.
             snapshot = self.api.snapshots.current if origin is None else await self._read_snapshot()
@@ -224,8 +232,10 @@ class CORSMiddleware:
             snapshot = await self.api.snapshot()
         except Exception as error:
             if not self._read_failed:
-                log.warning("pb_headless: CORS headers left out, the settings could not be read (%s)",
-                            type(error).__name__)
+                log.warning(
+                    "pb_headless: CORS headers left out, the settings could not be read (%s)",
+                    type(error).__name__,
+                )
             self._read_failed = True
             return None
         self._read_failed = False
@@ -240,13 +250,6 @@ def _cors_headers(policy: CorsPolicy | None, origin: str | None, *, preflight: b
         return (("Vary", "Origin"),)
     granted = policy.preflight_headers(origin) if preflight else policy.answer_headers(origin)
     return (("Vary", "Origin"), *granted)
-
-
-def _site_path(scope: Scope) -> str:
-    """The path below the server's root path, which is what `service_cors_paths` and the prefix name."""
-    path: str = scope.get("path", "")
-    root: str = scope.get("root_path", "")
-    return path[len(root):] if root and path.startswith(root) else path
 
 
 async def _send_empty(send: Send, headers: HeaderPairs) -> None:

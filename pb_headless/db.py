@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import sqlite3
+import weakref
 from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
@@ -91,6 +93,12 @@ def casefold(database_dialect: str, expression: sa.ColumnElement[Any]) -> sa.Col
     return sa.func.lower(expression)
 
 
+# SQLite writers of one process queue here, first come first served, before asking for the write
+# lock: SQLite's own busy handler retries with growing sleeps, and under many writers one of them can
+# starve past the database time limit while the others keep winning the lock.
+_sqlite_writers: weakref.WeakKeyDictionary[Database, asyncio.Lock] = weakref.WeakKeyDictionary()
+
+
 @contextlib.asynccontextmanager
 async def write_transaction(database: Database) -> AsyncIterator[None]:
     """One write, all or nothing. SQLite takes its write lock up front (BEGIN IMMEDIATE): a deferred
@@ -99,7 +107,8 @@ async def write_transaction(database: Database) -> AsyncIterator[None]:
         async with database.transaction():
             yield
         return
-    async with database.connection() as connection:
+    queue = _sqlite_writers.setdefault(database, asyncio.Lock())
+    async with queue, database.connection() as connection:
         await connection.execute("BEGIN IMMEDIATE")
         try:
             yield

@@ -1,6 +1,6 @@
 """Every error the API can answer with, and the one function that renders them.
 
-The hierarchy (status, `error` code of CONTRACT §8)::
+The hierarchy (status and `error` code; docs/errors.md is the reference)::
 
     ApiError                         500 server_error
     ├── BadRequest                   400 bad_request
@@ -9,11 +9,12 @@ The hierarchy (status, `error` code of CONTRACT §8)::
     ├── NotFound                     404 not_found
     │   └── UnknownObject            404 unknown_object
     ├── MethodNotAllowed             405 method_not_allowed (+ Allow)
+    ├── RequestTimeout               408 request_timeout
     ├── PayloadTooLarge              413 payload_too_large
     ├── UnsupportedMediaType         415 unsupported_media_type
     ├── ValidationFailed             422 validation_failed (+ details)
     ├── RateLimited                  429 rate_limited      (+ Retry-After)
-    └── ServiceUnavailable           503 service_unavailable
+    └── ServiceUnavailable           503 service_unavailable (+ Retry-After)
 
 Integrators raise these from custom routes; the API turns them into the error envelope
 `{"error": <code>, "message": <text>}`. Nothing else ever reaches a response body: an unexpected
@@ -25,11 +26,11 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, ClassVar
 
-import orjson
 from starlette.responses import Response
 
+from pb_headless.http.responses import NO_STORE, json_bytes
+
 WWW_AUTHENTICATE = 'Bearer realm="pb_headless"'
-NO_STORE = "no-store"
 
 
 class ApiError(Exception):
@@ -104,6 +105,12 @@ class MethodNotAllowed(ApiError):
         )
 
 
+class RequestTimeout(ApiError):
+    status_code = 408
+    code = "request_timeout"
+    default_message = "The request body did not arrive in time."
+
+
 class PayloadTooLarge(ApiError):
     status_code = 413
     code = "payload_too_large"
@@ -140,7 +147,11 @@ class RateLimited(ApiError):
 class ServiceUnavailable(ApiError):
     status_code = 503
     code = "service_unavailable"
-    default_message = "The service is temporarily unavailable."
+    default_message = "The service is temporarily unavailable; try again shortly."
+
+    def __init__(self, message: str | None = None, *, retry_after: int = 1, **kwargs: Any) -> None:
+        super().__init__(message, **kwargs)
+        self.headers.setdefault("Retry-After", str(retry_after))
 
 
 class ServerError(ApiError):
@@ -148,10 +159,6 @@ class ServerError(ApiError):
 
     def __init__(self, request_id: str) -> None:
         super().__init__(f"An unexpected error occurred (request id {request_id}).", request_id=request_id)
-
-
-def json_bytes(payload: Any) -> bytes:
-    return orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
 
 
 def error_response(error: ApiError, headers: Mapping[str, str] | None = None) -> Response:

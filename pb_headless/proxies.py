@@ -91,6 +91,16 @@ class TrustedProxies:
             return value if len(value) <= MAX_HOST and _HOST.fullmatch(value) else None
         return value
 
+    def origin(self, scope: Mapping[str, Any]) -> str:
+        """`scheme://host` the client addressed: links, `servers` and the docs page are built from it.
+        Forwarded values count only from a trusted proxy; a Host header that is not a host is ignored."""
+        scheme = self.forwarded(scope, b"x-forwarded-proto") or scope.get("scheme", "http")
+        host = self.forwarded(scope, b"x-forwarded-host") or _header(scope, b"host") or ""
+        if not (len(host) <= MAX_HOST and _HOST.fullmatch(host)):
+            server = scope.get("server")
+            host = f"{server[0]}:{server[1]}" if server else "localhost"
+        return f"{scheme}://{host}"
+
 
 def rate_key(address: str) -> str:
     """The rate-limit bucket of an address: itself for IPv4, its /64 for IPv6 (one subscriber's

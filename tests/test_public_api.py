@@ -1,16 +1,65 @@
-"""The names integrators and hosts import are a contract (CONTRACT §10): this pins them."""
+"""The names integrators and hosts import are a contract (docs/library.md): this pins them.
+
+As httpx does, `__all__` is compared with the names the package really exposes, so a name cannot leak
+into the public surface (or drop out of it) unnoticed. Submodules are not names: they are reached by
+their path, and only `pb_headless.admin` and `pb_headless.constructor` are public ones.
+"""
+
+import types
 
 import pb_headless
+import pb_headless.admin
+import pb_headless.constructor
+
+
+def exposed(module: types.ModuleType) -> list[str]:
+    return sorted(
+        name
+        for name, value in vars(module).items()
+        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+    )
 
 
 def test_the_public_names_are_exactly_these():
-    assert sorted(pb_headless.__all__) == sorted([
-        "DECLARATION_KEYS", "ApiAuth", "ApiError", "ApiRegistry", "BadRequest", "CORSMiddleware",
-        "DeclarationError", "Events", "Forbidden", "HeadlessAPI", "MethodNotAllowed", "NotFound",
-        "OnServiceApiRegister", "PayloadTooLarge", "Principal", "RateLimited", "RouteError", "ServiceUnavailable",
-        "SettingsStore", "TokenError", "TokenInfo", "TokenStore", "Unauthorized", "UnknownObject",
-        "UnsupportedMediaType", "ValidationFailed", "__version__", "install", "route",
-    ])
+    assert sorted(pb_headless.__all__) == sorted(
+        [
+            "DECLARATION_KEYS",
+            "ApiAuth",
+            "ApiError",
+            "ApiRegistry",
+            "BadRequest",
+            "CORSMiddleware",
+            "DeclarationError",
+            "Events",
+            "Forbidden",
+            "HeadlessAPI",
+            "MethodNotAllowed",
+            "NotFound",
+            "OnServiceApiRegister",
+            "PayloadTooLarge",
+            "Principal",
+            "RateLimited",
+            "RequestTimeout",
+            "RouteError",
+            "ServiceUnavailable",
+            "SettingsStore",
+            "TokenError",
+            "TokenInfo",
+            "TokenStore",
+            "Unauthorized",
+            "UnknownObject",
+            "UnsupportedMediaType",
+            "ValidationFailed",
+            "__version__",
+            "install",
+            "route",
+        ]
+    )
+
+
+def test_all_is_exactly_what_each_public_module_exposes():
+    for module in (pb_headless, pb_headless.admin, pb_headless.constructor):
+        assert sorted(name for name in module.__all__ if name != "__version__") == exposed(module), module
 
 
 def test_every_public_name_resolves():
@@ -19,9 +68,23 @@ def test_every_public_name_resolves():
 
 
 def test_the_declaration_keys_are_specs_plus_table():
-    assert pb_headless.DECLARATION_KEYS == {
-        "model", "table", "fields", "filterable", "searchable", "sortable", "with", "per_page", "max_per_page",
-        "default_sort", "query", "operations", "writable", "rules", "scopes"}
+    assert {
+        "model",
+        "table",
+        "fields",
+        "filterable",
+        "searchable",
+        "sortable",
+        "with",
+        "per_page",
+        "max_per_page",
+        "default_sort",
+        "query",
+        "operations",
+        "writable",
+        "rules",
+        "scopes",
+    } == pb_headless.DECLARATION_KEYS
 
 
 def test_the_registration_event_has_its_spec_name():
@@ -29,5 +92,5 @@ def test_the_registration_event_has_its_spec_name():
 
 
 def test_the_optional_modules_are_importable():
-    import pb_headless.admin  # noqa: F401
+    import pb_headless.admin
     import pb_headless.constructor  # noqa: F401

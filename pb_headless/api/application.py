@@ -1,59 +1,67 @@
 """`HeadlessAPI`: the sub-application the host mounts at `/api/pb/v1`.
 
-Every request passes the checks of CONTRACT §1 in order: OPTIONS, rate limit, dormant API, token,
-then the endpoint's own object / operation / scope / record checks. Errors of any stage become the
-one error envelope; an unexpected exception becomes a 500 carrying only a request id.
+The request path, in the order of docs/errors.md:
+
+1. OPTIONS is answered at once (204), never counted.
+2. The rate limit counts the request (429 past it); every answer carries the `X-RateLimit-*` headers.
+3. `/health` answers without a token.
+4. The body, if any, is read whole within `body_timeout` (408) before any connection is taken.
+5. Within `database_timeout` (503 past it or when the database is down), on one connection:
+   authentication (`auth.Authenticator`: dormant rule, token, acting user), then `dispatch` (object,
+   operation, scope, record, body checks, and the handler).
+Errors of every stage become the one error envelope; anything unexpected is a 500 carrying a request id.
 """
 
 from __future__ import annotations
 
-import inspect
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
-from datetime import UTC, datetime
 from typing import Any
 
-import sqlalchemy as sa
 from databases import Database
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from pb_headless import __version__
-from pb_headless.api import handlers
-from pb_headless.api.responses import empty_response
-from pb_headless.api.routing import check_not_shadowing, match, normalize
-from pb_headless.api.snapshot import Snapshot, SnapshotCache
-from pb_headless.auth import API_SCOPE_KEY, Principal, token_from_headers
+from pb_headless.api.addresses import check_not_shadowing, match
+from pb_headless.api.context import ApiInfo, RequestContext
+from pb_headless.api.dispatch import dispatch
+from pb_headless.api.service import health
+from pb_headless.auth import Authenticator, UserLoader
+from pb_headless.custom_routes import collect_routes
+from pb_headless.database_errors import is_unavailable
 from pb_headless.db import dialect_name, prepare
-from pb_headless.errors import ApiError, RateLimited, ServerError, Unauthorized, error_response
+from pb_headless.deadline import UNAVAILABLE, within
+from pb_headless.errors import (
+    ApiError,
+    MethodNotAllowed,
+    RateLimited,
+    RequestTimeout,
+    ServerError,
+    ServiceUnavailable,
+    error_response,
+)
+from pb_headless.http.body import MAX_BODY_BYTES, Body, BodyTimeout, read_body, replaying
+from pb_headless.http.paths import route_path
+from pb_headless.http.responses import empty_response
 from pb_headless.proxies import TrustedProxies, rate_key
 from pb_headless.ratelimit import MemoryRateLimiter, RateDecision, RateLimiter
 from pb_headless.registry import ApiRegistry
-from pb_headless.routes import RouteDef, collect_routes
+from pb_headless.release import VERSION
 from pb_headless.settings import SettingsStore
-from pb_headless.state import read_version
-from pb_headless.tables import state, tokens
-from pb_headless.tokens import TokenStore, hash_token, is_well_formed
-from pb_headless.tokens.store import LAST_USED_RESOLUTION, token_from_row
+from pb_headless.state.snapshot import SNAPSHOT_SCOPE_KEY, Snapshot, SnapshotCache
+from pb_headless.tokens import TokenStore
 
 log = logging.getLogger("pb_headless")
 
 PREFIX = "/api/pb/v1"
-UserLoader = Callable[[str], Any]
-
-
-def _version_and_token(token_hash: str) -> sa.Select[Any]:
-    """One round trip for both what every request needs: the shared version and the token row."""
-    joined = state.outerjoin(tokens, tokens.c.token_hash == token_hash)
-    return (
-        sa.select(state.c.version.label("pb_version"), *tokens.c).select_from(joined).where(state.c.id == 1)
-    )
+DATABASE_TIMEOUT = 5.0
+BODY_TIMEOUT = 10.0
 
 
 class HeadlessAPI:
-    """The API sub-application; see docs/hosting.md for every option."""
+    """The API sub-application; docs/hosting.md describes every option."""
 
     def __init__(
         self,
@@ -70,26 +78,39 @@ class HeadlessAPI:
         routes: Iterable[Any] = (),
         prefix: str = PREFIX,
         title: str = "pb_headless API",
+        database_timeout: float = DATABASE_TIMEOUT,
+        body_timeout: float = BODY_TIMEOUT,
     ) -> None:
+        if database_timeout <= 0 or body_timeout <= 0:
+            raise ValueError("database_timeout and body_timeout are positive numbers of seconds")
         self.database = database
         self.registry = registry
         self.settings = settings or SettingsStore(database)
         self.tokens = tokens or TokenStore(database)
-        self.user_loader = user_loader
         self.proxies = (
             trusted_proxies
             if isinstance(trusted_proxies, TrustedProxies)
             else TrustedProxies(trusted_proxies)
         )
         self.rate_limiter = rate_limiter or _default_limiter(redis_url, rate_limit)
-        self.routes: tuple[RouteDef, ...] = tuple(collect_routes(routes))
+        self.routes = tuple(collect_routes(routes))
         check_not_shadowing(self.routes)
         self.prefix = prefix.rstrip("/")
         self.title = title
-        self.version = __version__
+        self.version = VERSION
+        self.database_timeout = database_timeout
+        self.body_timeout = body_timeout
         self.snapshots = SnapshotCache(database, registry)
+        self.authenticator = Authenticator(
+            database, self.snapshots, self.tokens, user_loader, timeout=database_timeout
+        )
         self.dialect = dialect_name(database)
+        self.info = ApiInfo(title, self.version, self.routes)
         prepare(database)
+
+    @property
+    def user_loader(self) -> UserLoader | None:
+        return self.authenticator.user_loader
 
     # -- life cycle ----------------------------------------------------------------------------
     async def startup(self) -> None:
@@ -104,7 +125,21 @@ class HeadlessAPI:
         await self.registry.close()
 
     async def snapshot(self) -> Snapshot:
-        return await self.snapshots.get(await read_version(self.database))
+        """The compiled state of the current shared version (catalog, settings, live tokens)."""
+        return await self.authenticator.snapshot()
+
+    def origin(self, request: Request) -> str:
+        """Scheme and host of this request, from X-Forwarded-* only when a trusted proxy sent them."""
+        return self.proxies.origin(request.scope)
+
+    def api_root(self, request: Request) -> str:
+        """The absolute address of the API, for links and the OpenAPI `servers`."""
+        root = request.scope.get("root_path", "")
+        mounted = root if root.endswith(self.prefix) else root + self.prefix
+        return self.origin(request) + mounted
+
+    def client_ip(self, scope: Scope) -> str:
+        return self.proxies.client_ip(scope)
 
     # -- ASGI ----------------------------------------------------------------------------------
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -113,116 +148,63 @@ class HeadlessAPI:
             return
         if scope["type"] != "http":
             return
-        scope.setdefault(API_SCOPE_KEY, self)
-        request = Request(scope, receive)
-        response = await self.respond(request, self.route_path(scope))
-        if scope["method"] == "HEAD":
-            send = _without_body(send)
-        await response(scope, receive, send)
+        response = await self._answer(scope, receive)
+        if response is None:  # the client went away; there is no one to answer
+            return
+        await response(scope, receive, _without_body(send) if scope["method"] == "HEAD" else send)
 
-    def route_path(self, scope: Scope) -> str:
-        """The path below the API's prefix, however the host mounted it."""
-        path: str = scope["path"]
-        root: str = scope.get("root_path", "")
-        if root and path.startswith(root):
-            path = path[len(root) :]
-        elif path.startswith(self.prefix + "/") or path == self.prefix:
-            path = path[len(self.prefix) :]
-        return normalize(path)
-
-    def origin(self, request: Request) -> str:
-        """Scheme and host of this request, from X-Forwarded-* only when a trusted proxy sent them."""
-        scope = request.scope
-        scheme = self.proxies.forwarded(scope, b"x-forwarded-proto") or scope.get("scheme", "http")
-        host = (
-            self.proxies.forwarded(scope, b"x-forwarded-host") or request.headers.get("host") or "localhost"
-        )
-        return f"{scheme}://{host}"
-
-    def api_root(self, request: Request) -> str:
-        """The absolute address of the API, for links and the OpenAPI `servers`."""
-        root = request.scope.get("root_path", "")
-        mounted = root if root.endswith(self.prefix) else root + self.prefix
-        return self.origin(request) + mounted
-
-    async def respond(self, request: Request, path: str) -> Response:
-        if request.method == "OPTIONS":  # never counted (§1.1); the answer only shows the client's state
-            peeked = await self.rate_limiter.peek(rate_key(self.client_ip(request.scope)))
-            return empty_response(204, peeked.headers())
-        decision = await self._hit(request.scope)
-        request.state.rate = decision
+    async def _answer(self, scope: Scope, receive: Receive) -> Response | None:
+        client = rate_key(self.client_ip(scope))
+        if scope["method"] == "OPTIONS":  # never counted; the answer only shows the client's state
+            return empty_response(204, (await self.rate_limiter.peek(client)).headers())
+        path = route_path(scope, self.prefix)
+        decision = await self.rate_limiter.hit(client)
         try:
-            if not decision.allowed:
-                raise RateLimited(decision.retry_after)
-            response = await self._dispatch(request, path)
+            response = await self._serve(scope, receive, path, decision)
         except ApiError as error:
             response = error_response(error)
-        except Exception:
-            request_id = uuid.uuid4().hex[:16]
-            log.exception(
-                "pb_headless: request %s %s failed (request id %s)", request.method, path, request_id
-            )
-            response = error_response(ServerError(request_id))
+        except ClientDisconnect:
+            log.info("pb_headless: the client disconnected during %s %s", scope["method"], path)
+            return None
+        except Exception as error:
+            response = error_response(_failure(scope, path, error))
         response.headers.update(decision.headers())
         return response
 
-    async def _dispatch(self, request: Request, path: str) -> Response:
+    async def _serve(self, scope: Scope, receive: Receive, path: str, decision: RateDecision) -> Response:
+        if not decision.allowed:
+            raise RateLimited(decision.retry_after)
         if path == "/health":
-            return await handlers.health(self, request)
-        # One connection for the whole request: every query after the first reuses it.
-        async with self.database.connection():
-            principal = await self.authenticate(request)
-            return await handlers.dispatch(self, request, match(path, self.routes), principal)
+            if scope["method"] not in ("GET", "HEAD"):
+                raise MethodNotAllowed(["GET", "HEAD", "OPTIONS"])
+            return await health(self._checked_snapshot(scope), self.version, self.database_timeout)
+        try:
+            body = await read_body(scope, receive, limit=MAX_BODY_BYTES, timeout=self.body_timeout)
+        except BodyTimeout:
+            raise RequestTimeout() from None
+        request = Request(scope, replaying(body, receive))
+        return await within(self.database_timeout, self._authenticated(request, path, decision, body))
 
-    # -- authentication ------------------------------------------------------------------------
-    async def authenticate(self, request: Request) -> Principal:
-        """CONTRACT §1.3-4: the dormant rule, then the token; 401 for every kind of bad token."""
-        plain, header_error = _token_or_error(request)
-        looked_up = plain is not None and is_well_formed(plain)
-        if looked_up:
-            row = await self.database.fetch_one(_version_and_token(hash_token(plain)))  # type: ignore[arg-type]
-            version = int(row._mapping["pb_version"]) if row is not None else 0
-        else:
-            row, version = None, await read_version(self.database)
-        snapshot = await self.snapshots.get(version)
-        request.state.snapshot = snapshot
-        now = datetime.now(UTC)
-        if snapshot.is_dormant(now):
-            raise Unauthorized()
-        if header_error is not None:
-            raise header_error
-        if plain is None:
-            raise Unauthorized(
-                "An API token is required: send 'Authorization: Bearer <token>' or 'X-API-Key'."
+    async def _authenticated(
+        self, request: Request, path: str, decision: RateDecision, body: Body
+    ) -> Response:
+        async with self.database.connection():  # one connection for every query of the request
+            authentication = await self.authenticator.authenticate(request.headers, _recorder(request.scope))
+            context = RequestContext(
+                database=self.database,
+                dialect=self.dialect,
+                api_root=self.api_root(request),
+                principal=authentication.principal,
+                snapshot=authentication.snapshot,
+                rate=decision,
+                body=body,
+                info=self.info,
             )
-        if row is None or row._mapping["id"] is None:
-            raise Unauthorized("The API token is not valid.")
-        token = token_from_row(row._mapping)
-        if not token.is_live(now):
-            raise Unauthorized("The API token is disabled or expired.")
-        user = await self._acting_user(token.user_id)
-        if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
-            await self.tokens.touch(token, now)
-        principal = Principal(token, user)
-        request.state.token, request.state.user, request.state.principal = token, user, principal
-        return principal
+            return await dispatch(context, request, match(path, self.routes))
 
-    async def _acting_user(self, user_id: str | None) -> Any:
-        if user_id is None or self.user_loader is None:
-            return None
-        user = self.user_loader(user_id)
-        if inspect.isawaitable(user):
-            user = await user
-        if user is None:
-            raise Unauthorized("The token's acting user is blocked or deleted.")
-        return user
-
-    # -- rate limit ----------------------------------------------------------------------------
-    def client_ip(self, scope: Scope) -> str:
-        return self.proxies.client_ip(scope)
-
-    async def _hit(self, scope: Scope) -> RateDecision:
-        return await self.rate_limiter.hit(rate_key(self.client_ip(scope)))
+    async def _checked_snapshot(self, scope: Scope) -> None:
+        """Health's check of the database: read the shared version, as every request does."""
+        _recorder(scope)(await self.snapshot())
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
@@ -240,11 +222,23 @@ class HeadlessAPI:
                 return
 
 
-def _token_or_error(request: Request) -> tuple[str | None, ApiError | None]:
-    try:
-        return token_from_headers(request.headers), None
-    except ApiError as error:
-        return None, error
+def _recorder(scope: Scope) -> Callable[[Snapshot], None]:
+    def record(snapshot: Snapshot) -> None:
+        scope[SNAPSHOT_SCOPE_KEY] = snapshot
+
+    return record
+
+
+def _failure(scope: Scope, path: str, error: Exception) -> ApiError:
+    """An exception no stage answered: the database being away is a 503, anything else a 500 whose
+    body names only the request id of the log line."""
+    if is_unavailable(error):
+        return ServiceUnavailable(UNAVAILABLE)
+    request_id = uuid.uuid4().hex[:16]
+    log.error(
+        "pb_headless: request %s %s failed (request id %s)", scope["method"], path, request_id, exc_info=error
+    )
+    return ServerError(request_id)
 
 
 def _default_limiter(redis_url: str | None, limit: int) -> RateLimiter:

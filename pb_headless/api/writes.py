@@ -1,90 +1,93 @@
-"""The generic write endpoints: create (201), update (200) and delete (204), per CONTRACT §5.
+"""The generic write endpoints: create (201), update (200) and delete (204) — docs/writes.md.
 
-A write reads and checks its body completely before it touches the database, runs in one
-transaction, and answers with the record read back exactly as `show` would render it. Any failure
-leaves the table as it was.
+The body was read before any connection was taken; here it is checked completely before anything is
+written. The row an update or delete addresses is checked and changed in one transaction, with the
+object's narrowing (published rows, the declaration's `query`) in the statement's own WHERE, so a row
+unpublished in between is never written. Any failure leaves the table as it was.
 """
 
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 import sqlalchemy as sa
-from databases import Database
+from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
-from pb_headless.api.responses import OBJECT_CACHING, empty_response, json_response
+from pb_headless.api.context import RequestContext
+from pb_headless.api.reads import object_answer
+from pb_headless.api.records import canonical_id, record_address, record_key
+from pb_headless.api.uniqueness import check_unique, fields_to_check, named_locks
+from pb_headless.database_errors import is_data_error, is_duplicate_key
 from pb_headless.db import write_transaction
-from pb_headless.errors import BadRequest, NotFound, PayloadTooLarge, UnsupportedMediaType, ValidationFailed
+from pb_headless.errors import BadRequest, NotFound, UnsupportedMediaType, ValidationFailed
+from pb_headless.http.responses import OBJECT_CACHING, empty_response, json_response
 from pb_headless.query import compile_show, fetch_one, parse_query, plan_show, render_record
-from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.planner import ShowPlan
 from pb_headless.registry import ObjectSpec
 
-if TYPE_CHECKING:
-    from pb_headless.api.application import HeadlessAPI
-
-MAX_BODY_BYTES = 1024 * 1024
 _JSON_MEDIA = re.compile(r"application/(?:[\w.+-]+\+)?json", re.IGNORECASE)
+_NO_PARAMETERS = parse_query(())
+LOCK_TIMEOUT = 5.0  # seconds a MariaDB writer waits for a unique value's named lock
 
 
-async def create_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, _: str) -> Response:
-    body = await read_json_body(request)
-    values = _checked(spec, body, partial=False)
+async def create_record(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
+    values = _checked(spec, json_body(request.headers, context), partial=False)
     if spec.published is not None and spec.published.name not in values:
         values[spec.published.name] = True  # rows created through the API are published
-    _stamp(spec, request, values, ("created_by", "updated_by"))
-    async with write_transaction(api.database):
-        await _check_unique(api.database, spec, values, exclude=None)
-        key = await _insert(api, spec, values)
-        record = await _read_back(api, spec, key)
-    location = f"{api.api_root(request)}/objects/{spec.name}/{record[spec.pk.name]}"
+    _stamp(spec, context, values, ("created_by", "updated_by"))
+    database, dialect = context.database, context.dialect
+    unique = fields_to_check(spec, values)
+    async with named_locks(database, dialect, spec, unique, LOCK_TIMEOUT), write_transaction(database):
+        await check_unique(database, dialect, spec, values, exclude=None)
+        key = await _insert(context, spec, values)
+        record, addressable = await _read_back(context, spec, key)
+    # A row the object does not serve (created unpublished, or outside `query`) has no address.
+    headers = {"Location": record_address(context.api_root, spec, key)} if addressable else {}
     return json_response(
-        {"data": record}, status_code=201, headers={"Location": location}, cache=OBJECT_CACHING
+        {"data": _visible(context, spec, record)}, status_code=201, headers=headers, cache=OBJECT_CACHING
     )
 
 
-async def update_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, record_id: str) -> Response:
-    key = await _existing_key(api, spec, record_id)
-    body = await read_json_body(request)
-    values = _checked(spec, body, partial=True)
-    async with write_transaction(api.database):
+async def update_record(
+    context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
+) -> Response:
+    key = await _served_key(context, spec, record_id)
+    values = _checked(spec, json_body(request.headers, context), partial=True)
+    database, dialect = context.database, context.dialect
+    unique = fields_to_check(spec, values)
+    async with named_locks(database, dialect, spec, unique, LOCK_TIMEOUT), write_transaction(database):
+        await _lock_served_row(context, spec, key, record_id)
         if values:
-            _stamp(spec, request, values, ("updated_by",))
-            await _check_unique(api.database, spec, values, exclude=key)
-            await _write(
-                api.database, spec.table.update().where(spec.pk.column == key).values(**values), values
-            )
-        record = await _read_back(api, spec, key)
-    return json_response({"data": record}, cache=OBJECT_CACHING)
+            _stamp(spec, context, values, ("updated_by",))
+            await check_unique(database, dialect, spec, values, exclude=key)
+            statement = spec.table.update().where(_served(context, spec, key)).values(**values)
+            await _write(context, spec, statement, values)
+        record, _ = await _read_back(context, spec, key)
+    return json_response({"data": _visible(context, spec, record)}, cache=OBJECT_CACHING)
 
 
-async def delete_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, record_id: str) -> Response:
-    key = await _existing_key(api, spec, record_id)
-    async with write_transaction(api.database):
-        await _write(api.database, spec.table.delete().where(spec.pk.column == key), {}, refused=spec.pk.name)
+async def delete_record(
+    context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
+) -> Response:
+    key = await _served_key(context, spec, record_id)
+    async with write_transaction(context.database):
+        await _lock_served_row(context, spec, key, record_id)
+        statement = spec.table.delete().where(_served(context, spec, key))
+        await _write(context, spec, statement, {}, refused=spec.pk.name)
     return empty_response(204)
 
 
-async def read_json_body(request: Request) -> dict[str, Any]:
+def json_body(headers: Headers, context: RequestContext) -> dict[str, Any]:
     """The body as a JSON object: 415 for another media type, 413 over 1 MiB, 400 when malformed."""
-    media_type = request.headers.get("content-type", "").split(";")[0].strip()
+    media_type = headers.get("content-type", "").split(";")[0].strip()
     if not _JSON_MEDIA.fullmatch(media_type):
         raise UnsupportedMediaType()
-    declared = request.headers.get("content-length", "")
-    if declared.isdigit() and int(declared) > MAX_BODY_BYTES:
-        raise PayloadTooLarge()
-    chunks, size = [], 0
-    async for chunk in request.stream():
-        size += len(chunk)
-        if size > MAX_BODY_BYTES:
-            raise PayloadTooLarge()
-        chunks.append(chunk)
     try:
-        body = orjson.loads(b"".join(chunks))
+        body = orjson.loads(context.body.bytes())
     except orjson.JSONDecodeError:
         raise BadRequest("The body is not valid JSON.") from None
     if not isinstance(body, dict):
@@ -95,107 +98,112 @@ async def read_json_body(request: Request) -> dict[str, Any]:
 def _checked(spec: ObjectSpec, body: dict[str, Any], *, partial: bool) -> dict[str, Any]:
     result = spec.validator.validate(body, partial=partial)
     if result.errors:
-        raise ValidationFailed(result.errors)
+        raise object_answer(ValidationFailed(result.errors))
     return dict(result.values)
 
 
-def _stamp(spec: ObjectSpec, request: Request, values: dict[str, Any], columns: tuple[str, ...]) -> None:
+def _visible(context: RequestContext, spec: ObjectSpec, record: dict[str, Any]) -> dict[str, Any]:
+    """A token that may write but not read the object learns only the key of what it wrote."""
+    if context.principal.has_scope(spec.read_scope):
+        return record
+    return {spec.pk.name: record[spec.pk.name]}
+
+
+def _stamp(
+    spec: ObjectSpec, context: RequestContext, values: dict[str, Any], columns: tuple[str, ...]
+) -> None:
     """Record the token's acting user in `created_by` / `updated_by` where the table has them."""
-    user_id = request.state.token.user_id
+    user_id = context.principal.token.user_id
     if user_id is None:
         return
     for name in columns:
         column = spec.audit_columns.get(name)
         if column is not None and name not in values:
-            values[name] = (
-                int(user_id) if isinstance(column.type, sa.Integer) and user_id.isdigit() else user_id
-            )
+            is_number = isinstance(column.type, sa.Integer) and user_id.isdigit()
+            values[name] = int(user_id) if is_number else user_id
 
 
-async def _existing_key(api: HeadlessAPI, spec: ObjectSpec, record_id: str) -> Any:
-    """The converted key of a record the object serves (published, inside `query`), or 404."""
-    try:
-        key = convert(spec.pk, record_id)
-    except ConversionError:
-        key = None
-    if (
-        key is None
-        or await api.database.fetch_one(compile_show(spec, ShowPlan((spec.pk,)), key, api.dialect)) is None
-    ):
-        raise NotFound(f"There is no record '{record_id}' in '{spec.name}'.")
+def _narrowed_keys(context: RequestContext, spec: ObjectSpec, key: Any) -> sa.Select[Any]:
+    """The keys the object serves among `key`: published rows, inside `query`."""
+    return compile_show(spec, ShowPlan((spec.pk,)), key, context.dialect)
+
+
+def _served(context: RequestContext, spec: ObjectSpec, key: Any) -> sa.ColumnElement[bool]:
+    """WHERE of an update or delete: this key, and only while the object serves the row. The keys
+    are read through a derived table, which MariaDB accepts on the table being changed."""
+    served = _narrowed_keys(context, spec, key).subquery()
+    return sa.and_(spec.pk.column == key, spec.pk.column.in_(sa.select(served.c[spec.pk.name])))
+
+
+async def _served_key(context: RequestContext, spec: ObjectSpec, record_id: str) -> Any:
+    """The key of a record the object serves, or 404 (before the body is looked at)."""
+    key = record_key(spec, record_id)
+    if key is None or await context.database.fetch_one(_narrowed_keys(context, spec, key)) is None:
+        raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     return key
 
 
-async def _check_unique(database: Database, spec: ObjectSpec, values: dict[str, Any], exclude: Any) -> None:
-    taken: dict[str, list[str]] = {}
-    for name in spec.validator.unique_fields:
-        if name not in values or values[name] is None:
-            continue
-        query = sa.select(sa.func.count()).select_from(spec.table).where(spec.table.c[name] == values[name])
-        if exclude is not None:
-            query = query.where(spec.pk.column != exclude)
-        if await database.fetch_val(query):
-            taken[name] = [spec.validator.unique_message(name)]
-    if taken:
-        raise ValidationFailed(taken)
-
-
-async def _insert(api: HeadlessAPI, spec: ObjectSpec, values: dict[str, Any]) -> Any:
-    if spec.pk.name in values:
-        await _write(api.database, spec.table.insert().values(**values), values)
-        return values[spec.pk.name]
-    if api.dialect == "postgresql":
-        return await _write(
-            api.database, spec.table.insert().values(**values).returning(spec.pk.column), values
+async def _lock_served_row(context: RequestContext, spec: ObjectSpec, key: Any, record_id: str) -> None:
+    """Inside the transaction: lock the row, then make sure the object still serves it."""
+    if context.dialect != "sqlite":  # SQLite's BEGIN IMMEDIATE already holds the write lock
+        await context.database.fetch_one(
+            sa.select(spec.pk.column).where(spec.pk.column == key).with_for_update()
         )
-    return await _write(api.database, spec.table.insert().values(**values), values)  # lastrowid
+    if await context.database.fetch_one(_narrowed_keys(context, spec, key)) is None:
+        raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
+
+
+async def _insert(context: RequestContext, spec: ObjectSpec, values: dict[str, Any]) -> Any:
+    statement = spec.table.insert().values(**values)
+    if spec.pk.name in values:
+        await _write(context, spec, statement, values)
+        return values[spec.pk.name]
+    if context.dialect == "postgresql":
+        return await _write(context, spec, statement.returning(spec.pk.column), values)
+    return await _write(context, spec, statement, values)  # lastrowid
 
 
 async def _write(
-    database: Database, statement: Any, values: dict[str, Any], refused: str | None = None
+    context: RequestContext,
+    spec: ObjectSpec,
+    statement: Any,
+    values: dict[str, Any],
+    refused: str | None = None,
 ) -> Any:
     """Run a write; what the database refuses because of the client's values is a 422, not a 500.
     A refused delete names the record (`refused`): other rows still reference it."""
     try:
-        return await database.execute(statement)
+        return await context.database.execute(statement)
     except Exception as error:
-        if not _is_data_error(error):
+        if is_duplicate_key(error):
+            unique = [name for name in fields_to_check(spec, values) if _names(error, name)]
+            if unique:
+                raise ValidationFailed(
+                    {name: [spec.validator.unique_message(name)] for name in unique}
+                ) from None
+        if not is_data_error(error):
             raise
         if refused is not None:
             raise ValidationFailed({refused: ["The record is still referenced by other records."]}) from None
-        named = [name for name in values if re.search(rf"\b{re.escape(name)}\b", str(error))]
+        named = [name for name in values if _names(error, name)]
         message = "The value conflicts with the database's constraints."
         raise ValidationFailed({name: [message] for name in named} or {"body": [message]}) from None
 
 
-def _is_data_error(error: Exception) -> bool:
-    """Integrity and data errors of any driver (their classes share these names, not a base class)."""
-    names = {cls.__name__ for cls in type(error).__mro__}
-    markers = (
-        "IntegrityError",
-        "DataError",
-        "IntegrityConstraintViolationError",
-        "StringDataRightTruncationError",
-        "NumericValueOutOfRangeError",
-        "ForeignKeyViolationError",
-        "UniqueViolationError",
-        "NotNullViolationError",
-        "CheckViolationError",
-    )
-    return any(marker in names for marker in markers)
+def _names(error: Exception, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", str(error)) is not None
 
 
-async def _read_back(api: HeadlessAPI, spec: ObjectSpec, key: Any) -> dict[str, Any]:
-    """The record as `show` renders it; a row the client just unpublished is rendered from the table."""
+async def _read_back(context: RequestContext, spec: ObjectSpec, key: Any) -> tuple[dict[str, Any], bool]:
+    """The record as `show` renders it, and whether the object serves it; a row the object does not
+    serve (the client just unpublished it) is rendered from the table."""
     plan = plan_show(spec, _NO_PARAMETERS)
-    record = await fetch_one(api.database, spec, plan, str(key), api.dialect)
+    record = await fetch_one(context.database, spec, plan, canonical_id(spec, key), context.dialect)
     if record is not None:
-        return record
-    columns = [field.column for field in plan.fields]
-    row = await api.database.fetch_one(sa.select(*columns).where(spec.pk.column == key))
+        return record, True
+    row = await context.database.fetch_one(
+        sa.select(*(f.column for f in plan.fields)).where(spec.pk.column == key)
+    )
     if row is None:
         raise NotFound(f"There is no record '{key}' in '{spec.name}'.")
-    return render_record(row, plan.fields)
-
-
-_NO_PARAMETERS = parse_query(())
+    return render_record(row, plan.fields), False

@@ -7,20 +7,25 @@ so a newly published object shows up with the next request, without a restart.
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import Any, Protocol
 
-from starlette.requests import Request
-
-from pb_headless.auth import Principal
-from pb_headless.openapi import routes, service
+from pb_headless.custom_routes import RouteDef
+from pb_headless.openapi import custom_routes, service
 from pb_headless.openapi.components import security, shared_components
 from pb_headless.openapi.objects import object_operations, object_tag
 from pb_headless.openapi.parts import OperationPart, Parts, Schema, plain_part
+from pb_headless.state.snapshot import Snapshot, SnapshotCache
 
-if TYPE_CHECKING:
-    from pb_headless.api.application import HeadlessAPI
-    from pb_headless.api.snapshot import Snapshot
+
+class DocumentedApi(Protocol):
+    """What the site owner's document needs of the API (a `HeadlessAPI` has it)."""
+
+    title: str
+    version: str
+    routes: tuple[RouteDef, ...]
+    snapshots: SnapshotCache
+
 
 OPENAPI_VERSION = "3.1.0"
 PARTS_KEY = "openapi.parts"
@@ -28,18 +33,25 @@ _DESCRIPTION = (
     "A token-protected JSON API. Send the token as `Authorization: Bearer <token>` or `X-API-Key: <token>`. "
     "Lists take `filter[field]=v`, `filter[field][op]=v`, `search`, `sort`, `fields`, `with`, `limit`, "
     "`offset` and `page`; unknown or unlisted parameters are ignored and named in `meta.ignored`. Errors "
-    "answer `{\"error\": <code>, \"message\": <text>}`."
+    'answer `{"error": <code>, "message": <text>}`.'
 )
 _SHARED = shared_components()  # never changed: each document copies the sections it extends
 
 
-def document_for(api: HeadlessAPI, request: Request, principal: Principal) -> Schema:
-    """The document for the token of `request`: only what it may call, `servers` from the request."""
-    parts = parts_of(api, request.state.snapshot)
-    return assemble(api, parts, api.api_root(request), principal.has_scope)
+def document_for(
+    snapshot: Snapshot,
+    routes: Sequence[RouteDef],
+    server_url: str,
+    has_scope: Callable[[str], bool],
+    *,
+    title: str,
+    version: str,
+) -> Schema:
+    """A token's document: only what it may call (`has_scope`), `servers` from the request."""
+    return assemble(parts_of(snapshot, routes), server_url, has_scope, title=title, version=version)
 
 
-def full_document(api: HeadlessAPI, server_url: str, snapshot: Snapshot | None = None) -> Schema:
+def full_document(api: DocumentedApi, server_url: str, snapshot: Snapshot | None = None) -> Schema:
     """Every object, operation and custom route: the site owner's view (docs page, `pb-headless openapi`).
 
     It documents `snapshot`, by default the one the API compiled last (`await api.startup()` or
@@ -48,25 +60,29 @@ def full_document(api: HeadlessAPI, server_url: str, snapshot: Snapshot | None =
     snapshot = snapshot or api.snapshots.current
     if snapshot is None:
         raise RuntimeError("full_document needs the compiled registry: `await api.startup()` first")
-    return assemble(api, parts_of(api, snapshot), server_url, lambda scope: True)
+    return assemble(
+        parts_of(snapshot, api.routes), server_url, lambda scope: True, title=api.title, version=api.version
+    )
 
 
-def parts_of(api: HeadlessAPI, snapshot: Snapshot) -> Parts:
+def parts_of(snapshot: Snapshot, routes: Sequence[RouteDef]) -> Parts:
     """The parts of this snapshot's registry version, built on first use."""
-    return snapshot.derive(PARTS_KEY, lambda current: build_parts(current, api.routes))
+    return snapshot.derive(PARTS_KEY, lambda current: build_parts(current, routes))
 
 
-def build_parts(snapshot: Snapshot, custom: tuple[Any, ...]) -> Parts:
+def build_parts(snapshot: Snapshot, custom: Sequence[Any]) -> Parts:
     specs = [snapshot.catalog[name] for name in sorted(snapshot.catalog)]
     operations = [*service.service_operations()]
     for spec in specs:
         operations += object_operations(spec)
-    operations += routes.route_operations(custom)
-    tags = (service.TAG, *(object_tag(spec) for spec in specs), *((routes.TAG,) if custom else ()))
+    operations += custom_routes.route_operations(custom)
+    tags = (service.TAG, *(object_tag(spec) for spec in specs), *((custom_routes.TAG,) if custom else ()))
     return Parts(tags=tags, operations=tuple(plain_part(part) for part in operations))
 
 
-def assemble(api: HeadlessAPI, parts: Parts, server_url: str, has_scope: Callable[[str], bool]) -> Schema:
+def assemble(
+    parts: Parts, server_url: str, has_scope: Callable[[str], bool], *, title: str, version: str
+) -> Schema:
     """Join the operations `has_scope` allows. Parts are shared between documents and never changed."""
     chosen = [part for part in parts.operations if part.is_callable_with(has_scope)]
     components = {section: dict(entries) for section, entries in _SHARED.items()}
@@ -77,7 +93,7 @@ def assemble(api: HeadlessAPI, parts: Parts, server_url: str, has_scope: Callabl
     used_tags = {tag for part in chosen for tag in part.operation.get("tags", ())}
     return {
         "openapi": OPENAPI_VERSION,
-        "info": {"title": api.title, "version": api.version, "description": _DESCRIPTION},
+        "info": {"title": title, "version": version, "description": _DESCRIPTION},
         "servers": [{"url": server_url}],
         "security": security(None),
         "tags": [tag.as_dict() for tag in parts.tags if tag.name in used_tags],
@@ -86,5 +102,12 @@ def assemble(api: HeadlessAPI, parts: Parts, server_url: str, has_scope: Callabl
     }
 
 
-__all__ = ["OPENAPI_VERSION", "OperationPart", "assemble", "build_parts", "document_for", "full_document",
-           "parts_of"]
+__all__ = [
+    "OPENAPI_VERSION",
+    "OperationPart",
+    "assemble",
+    "build_parts",
+    "document_for",
+    "full_document",
+    "parts_of",
+]

@@ -96,7 +96,8 @@ def _show(spec: ObjectSpec) -> OperationPart:
 
 
 def _create(spec: ObjectSpec) -> OperationPart:
-    location = {"Location": {"required": True, "description": "The address of the new record.",
+    location = {"Location": {"required": False, "description": "The address of the new record; absent "
+                             "when the object does not serve it (created unpublished, or outside its query).",
                              "schema": {"type": "string"}}}
     responses = {"201": _data_response(spec, "The record, created.", location),
                  **error_responses(*_COLLECTION_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}

@@ -5,7 +5,7 @@ from datetime import UTC, datetime, timedelta
 import pytest
 
 from pb_headless import ApiAuth, ApiRegistry, route
-from pb_headless.routes import RouteError
+from pb_headless.custom_routes import RouteError
 
 API = "/api/pb/v1"
 

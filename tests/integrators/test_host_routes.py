@@ -147,8 +147,10 @@ async def test_a_host_that_never_told_the_guard_about_the_api_fails_loudly(sqlit
 async def test_authorize_serves_hosts_that_call_the_guard_themselves(site, database):
     _, tokens = site
     _, plain = await tokens.create("direct", "reports.read")
+    host = Starlette()
+    host.state.pb_headless = HeadlessAPI(database, demo_registry())
     scope = {"type": "http", "method": "GET", "path": "/x", "headers": [(b"x-api-key", plain.encode())],
-             "query_string": b"", "pb_headless.api": HeadlessAPI(database, demo_registry())}
+             "query_string": b"", "app": host}
     principal = await ApiAuth("reports.read").authorize(Request(scope))
     assert principal.token.name == "direct"
     assert principal.has_scope("reports.read")

@@ -3,7 +3,7 @@
 import pytest
 
 from pb_headless import ApiRegistry, HeadlessAPI, route
-from pb_headless.routes import RouteError
+from pb_headless.custom_routes import RouteError
 
 
 def declared(method, path):

@@ -1,4 +1,4 @@
-"""Which endpoint a path under the API addresses, before any handler runs."""
+"""Which endpoint a path under the API addresses, before any handler runs (no I/O)."""
 
 from __future__ import annotations
 
@@ -6,15 +6,18 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from pb_headless.routes import RouteDef, RouteError
+from pb_headless.custom_routes import RouteDef, RouteError
 
 SERVICE_PATHS = frozenset({"/health", "/me", "/objects", "/openapi.json"})
 READ_METHODS = ("GET", "HEAD")
 
 # (path kind, HTTP method) → operation; HEAD is served as GET.
 OPERATIONS = {
-    ("collection", "GET"): "list", ("collection", "POST"): "create",
-    ("record", "GET"): "show", ("record", "PATCH"): "update", ("record", "DELETE"): "delete",
+    ("collection", "GET"): "list",
+    ("collection", "POST"): "create",
+    ("record", "GET"): "show",
+    ("record", "PATCH"): "update",
+    ("record", "DELETE"): "delete",
 }
 METHODS_OF = {
     "collection": {"list": ("GET", "HEAD"), "create": ("POST",)},
@@ -23,16 +26,23 @@ METHODS_OF = {
 
 # Paths a custom route must not answer: the service endpoints and the whole /objects tree, probed
 # with names and ids of every shape a converter could accept.
-_GENERIC_PROBES = (*sorted(SERVICE_PATHS), "/objects/x", "/objects/1", "/objects/x/1", "/objects/1/1",
-                   "/objects/x/x", "/objects/x-y/1.5")
+_GENERIC_PROBES = (
+    *sorted(SERVICE_PATHS),
+    "/objects/x",
+    "/objects/1",
+    "/objects/x/1",
+    "/objects/1/1",
+    "/objects/x/x",
+    "/objects/x-y/1.5",
+)
 
 _PARAMETER = re.compile(r"\{[^}]*\}")
 
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    kind: str                      # service | collection | record | custom | none
-    name: str = ""                 # service path, or object name
+    kind: str  # service | collection | record | custom | none
+    name: str = ""  # service path, or object name
     record_id: str = ""
     candidates: tuple[tuple[RouteDef, dict[str, Any]], ...] = ()  # custom routes and their path params
 
@@ -41,23 +51,19 @@ class Match:
         return tuple(definition for definition, _ in self.candidates)
 
 
-def normalize(path: str) -> str:
-    """A trailing slash addresses the same resource."""
-    return path.rstrip("/") or "/"
-
-
 def match(path: str, custom: tuple[RouteDef, ...]) -> Match:
     if path in SERVICE_PATHS:
         return Match("service", path)
     if path.startswith("/objects/"):
-        parts = path[len("/objects/"):].split("/")
+        parts = path[len("/objects/") :].split("/")
         if len(parts) == 1 and parts[0]:
             return Match("collection", parts[0])
         if len(parts) == 2 and all(parts):
             return Match("record", parts[0], parts[1])
         return Match("none")
-    candidates = tuple((definition, params) for definition in custom
-                       if (params := definition.match(path)) is not None)
+    candidates = tuple(
+        (definition, params) for definition in custom if (params := definition.match(path)) is not None
+    )
     return Match("custom", candidates=candidates) if candidates else Match("none")
 
 
@@ -72,7 +78,8 @@ def check_not_shadowing(custom: tuple[RouteDef, ...]) -> None:
             raise RouteError(
                 f"custom route {definition.describe()} would shadow the generic endpoint {generic} "
                 "under /api/pb/v1; choose another path (the /objects tree and /health, /me, /objects, "
-                "/openapi.json belong to the API)")
+                "/openapi.json belong to the API)"
+            )
     seen: dict[tuple[str, str], RouteDef] = {}
     for definition in custom:
         # `/reports/{y}` and `/reports/{year:int}` answer the same requests: the names do not matter.

@@ -24,6 +24,10 @@ from pb_headless.tables import tokens
 
 T = TypeVar("T")
 
+# Where the API leaves the snapshot an answer was made with, so `CORSMiddleware` decorates that answer
+# from the same settings version without a query of its own.
+SNAPSHOT_SCOPE_KEY = "pb_headless.snapshot"
+
 _NEVER_EXPIRING = (
     sa.select(sa.func.count())
     .select_from(tokens)

@@ -7,29 +7,26 @@ rate limit, dormant API, token, then the route's guard. Its path is relative to 
 from __future__ import annotations
 
 import importlib.util
-import inspect
 import re
 import sys
 from collections.abc import Awaitable, Callable, Iterable, Mapping
 from dataclasses import dataclass
-from decimal import Decimal
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-import orjson
 from starlette.convertors import Convertor
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import compile_path
 
-from pb_headless.auth import ApiAuth
+from pb_headless.auth.guard import ApiAuth
+from pb_headless.http.calls import maybe_await
+from pb_headless.http.responses import OBJECT_CACHING, json_response
 
 Endpoint = Callable[..., Awaitable[Any]]
 METHODS = frozenset({"GET", "POST", "PUT", "PATCH", "DELETE"})
 ROUTE_ATTRIBUTE = "__pb_route__"
-RESULT_CACHING = "private, no-cache"
-_JSON_OPTIONS = orjson.OPT_NAIVE_UTC | orjson.OPT_NON_STR_KEYS
 
 
 class RouteError(ValueError):
@@ -41,8 +38,8 @@ class RouteDef:
     """One declared route: method, path (relative to the API), guard and endpoint."""
 
     method: str
-    path: str                      # as declared, e.g. "/reports/{year:int}"
-    template: str                  # the OpenAPI form, e.g. "/reports/{year}"
+    path: str  # as declared, e.g. "/reports/{year:int}"
+    template: str  # the OpenAPI form, e.g. "/reports/{year}"
     guard: ApiAuth
     endpoint: Endpoint
     summary: str
@@ -64,8 +61,9 @@ class RouteDef:
         return {name: self.converters[name].convert(value) for name, value in found.groupdict().items()}
 
 
-def route(method: str, path: str, *, guard: str | ApiAuth | None = "ApiAuth", summary: str | None = None
-          ) -> Callable[[Endpoint], Endpoint]:
+def route(
+    method: str, path: str, *, guard: str | ApiAuth | None = "ApiAuth", summary: str | None = None
+) -> Callable[[Endpoint], Endpoint]:
     """Declare a custom route; the endpoint is `async def endpoint(request)` returning a dict or a Response.
 
     Decorators stack, so one endpoint may serve several methods or paths.
@@ -87,8 +85,16 @@ def route(method: str, path: str, *, guard: str | ApiAuth | None = "ApiAuth", su
         if not callable(endpoint):
             raise RouteError(f"route {method} {path}: {endpoint!r} is not callable")
         doc = (endpoint.__doc__ or "").strip().splitlines()
-        definition = RouteDef(method, path.rstrip("/") or "/", template, checked_guard, endpoint,
-                              summary or (doc[0] if doc else endpoint.__name__), regex, converters)
+        definition = RouteDef(
+            method,
+            path.rstrip("/") or "/",
+            template,
+            checked_guard,
+            endpoint,
+            summary or (doc[0] if doc else endpoint.__name__),
+            regex,
+            converters,
+        )
         setattr(endpoint, ROUTE_ATTRIBUTE, (*routes_of(endpoint), definition))
         return endpoint
 
@@ -150,10 +156,7 @@ def _from_module(module: ModuleType) -> list[RouteDef]:
 
 async def run_endpoint(definition: RouteDef, request: Request) -> Response:
     """Call the endpoint and turn what it returns into the answer."""
-    result = definition.endpoint(request)
-    if inspect.isawaitable(result):
-        result = await result
-    return render_result(result, definition)
+    return render_result(await maybe_await(definition.endpoint(request)), definition)
 
 
 def render_result(result: Any, definition: RouteDef) -> Response:
@@ -163,19 +166,11 @@ def render_result(result: Any, definition: RouteDef) -> Response:
     if result is None:
         return Response(status_code=204)
     if not isinstance(result, dict | list):
-        raise TypeError(f"custom route {definition.describe()} returned {type(result).__name__}; "
-                        "return a dict, a list, None or a Starlette Response")
-    body = orjson.dumps(result, default=_json_default, option=_JSON_OPTIONS)
-    return Response(body, media_type="application/json", headers={"Cache-Control": RESULT_CACHING})
-
-
-def _json_default(value: Any) -> Any:
-    # Aggregates come back as Decimal; CONTRACT §11 renders decimals as strings ("19.99").
-    if isinstance(value, Decimal):
-        return format(value, "f")
-    if isinstance(value, set | frozenset):
-        return sorted(value, key=str)
-    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+        raise TypeError(
+            f"custom route {definition.describe()} returned {type(result).__name__}; "
+            "return a dict, a list, None or a Starlette Response"
+        )
+    return json_response(result, cache=OBJECT_CACHING)
 
 
 def _qualified_name(endpoint: Any) -> str:

@@ -1,65 +1,26 @@
-"""Authentication: reading the token from a request, the principal it yields, and the `ApiAuth` guard.
-
-`ApiAuth` is the one guard: the generic endpoints, custom routes under the API and routes the host
-defines elsewhere all call it, so every one of them answers 401 and 403 the same way.
+"""The `ApiAuth` guard: the one check behind the generic endpoints, custom routes under the API, and
+routes the host defines elsewhere, so every one of them answers 401 and 403 the same way.
 """
 
 from __future__ import annotations
 
 import functools
-import inspect
-from collections.abc import Awaitable, Callable, Mapping
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import Response
 
-from pb_headless.errors import ApiError, BadRequest, Forbidden, error_response
-from pb_headless.scopes import has_required_scope, is_valid_scope
-from pb_headless.tokens import TokenInfo
+from pb_headless.auth.authenticator import Authenticator
+from pb_headless.auth.principal import Principal
+from pb_headless.deadline import within
+from pb_headless.errors import ApiError, Forbidden, error_response
+from pb_headless.http.calls import is_async_callable, maybe_await
+from pb_headless.scopes import is_valid_scope
 
-if TYPE_CHECKING:
-    from pb_headless.api.application import HeadlessAPI
-
-API_SCOPE_KEY = "pb_headless.api"
-
-
-@dataclass(frozen=True, slots=True)
-class Principal:
-    """Who a request runs as: its token and, when the token names one, the host's acting user."""
-
-    token: TokenInfo
-    user: Any = None
-
-    def has_scope(self, required: str) -> bool:
-        return has_required_scope(self.token.scopes, required)
-
-
-def user_reference(user_id: str | None, user: Any) -> dict[str, Any] | None:
-    """`{"id", "username"}` of an acting user, whether the host's loader returns a mapping or an object."""
-    if user_id is None:
-        return None
-    if user is None:
-        return {"id": user_id, "username": None}
-    if isinstance(user, Mapping):
-        return {"id": user.get("id", user_id), "username": user.get("username")}
-    return {"id": getattr(user, "id", user_id), "username": getattr(user, "username", None)}
-
-
-def token_from_headers(headers: Mapping[str, str]) -> str | None:
-    """The token of `Authorization: Bearer <t>` or `X-API-Key: <t>`; both present and different → 400."""
-    bearer = None
-    authorization = headers.get("authorization")
-    if authorization:
-        scheme, _, value = authorization.strip().partition(" ")
-        if scheme.lower() == "bearer" and value.strip():
-            bearer = value.strip()
-    api_key = (headers.get("x-api-key") or "").strip() or None
-    if bearer and api_key and bearer != api_key:
-        raise BadRequest("Authorization and X-API-Key carry different tokens; send one.")
-    return bearer or api_key
+# Where `CORSMiddleware` leaves the API's authenticator for guards on the host's own routes.
+AUTHENTICATOR_KEY = "pb_headless.authenticator"
 
 
 class ApiAuth:
@@ -112,11 +73,15 @@ class ApiAuth:
             raise Forbidden(self.scope or "")
 
     async def authorize(self, request: Request) -> Principal:
-        """Authenticate the request as the API would and demand this guard's scope; raises `ApiError`."""
-        api = find_api(request)
-        principal = await api.authenticate(request)
+        """Authenticate the request as the API would and demand this guard's scope; raises `ApiError`.
+
+        The endpoint then finds `request.state.token`, `.user`, `.principal` and `.database`."""
+        authenticator = find_authenticator(request)
+        authentication = await within(authenticator.timeout, authenticator.authenticate(request.headers))
+        principal = authentication.principal
         self.check(principal)
-        request.state.database = api.database
+        request.state.token, request.state.user = principal.token, principal.user
+        request.state.principal, request.state.database = principal, authenticator.database
         return principal
 
     async def dependency(self, request: Request) -> Principal:
@@ -131,24 +96,17 @@ class ApiAuth:
         async def guarded(request: Request) -> Response:
             try:
                 await self.authorize(request)
-                if _is_async(endpoint):
+                if is_async_callable(endpoint):
                     response = await endpoint(request)
                 else:  # as Starlette does for a plain function: keep blocking work off the event loop
-                    response = await run_in_threadpool(endpoint, request)
-                    if inspect.isawaitable(response):  # a partial or wrapper around a coroutine function
-                        response = await response
+                    # (a partial or wrapper around a coroutine function returns an awaitable)
+                    response = await maybe_await(await run_in_threadpool(endpoint, request))
             except ApiError as error:
                 return error_response(error)
             return response  # type: ignore[no-any-return]
 
         guarded.__pb_guard__ = self  # type: ignore[attr-defined]
         return guarded
-
-
-def _is_async(endpoint: Any) -> bool:
-    """A coroutine function, or an object whose `__call__` is one."""
-    call = type(endpoint).__call__ if not inspect.isroutine(endpoint) else None
-    return inspect.iscoroutinefunction(endpoint) or inspect.iscoroutinefunction(call)
 
 
 async def render_api_error(request: Request, error: Exception) -> Response:
@@ -171,13 +129,16 @@ def _render_api_errors(request: Request) -> None:
         tables[0].setdefault(ApiError, render_api_error)
 
 
-def find_api(request: Request) -> HeadlessAPI:
-    """The HeadlessAPI serving this request: set by `CORSMiddleware` (wrapping the host) or the host's
-    `app.state.pb_headless`."""
-    api = request.scope.get(API_SCOPE_KEY)
-    if api is None and "app" in request.scope:
+def find_authenticator(request: Request) -> Authenticator:
+    """The authenticator of the API serving this host: left in the scope by `CORSMiddleware`, or found
+    on `app.state.pb_headless` (the host's `HeadlessAPI`)."""
+    authenticator = request.scope.get(AUTHENTICATOR_KEY)
+    if authenticator is None and "app" in request.scope:
         api = getattr(getattr(request.app, "state", None), "pb_headless", None)
-    if api is None:
-        raise RuntimeError("ApiAuth outside the API needs the host wrapped in pb_headless.CORSMiddleware"
-                           "(app, api=...) or app.state.pb_headless = <HeadlessAPI>")
-    return api
+        authenticator = getattr(api, "authenticator", None)
+    if not isinstance(authenticator, Authenticator):
+        raise RuntimeError(
+            "ApiAuth outside the API needs the host wrapped in pb_headless.CORSMiddleware"
+            "(app, api=...) or app.state.pb_headless = <HeadlessAPI>"
+        )
+    return authenticator

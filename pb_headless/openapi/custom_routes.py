@@ -10,7 +10,7 @@ from starlette.routing import compile_path
 
 from pb_headless.openapi.components import error_responses, json_content, rate_headers, security
 from pb_headless.openapi.parts import OperationPart, Schema, Tag
-from pb_headless.routes import RouteDef
+from pb_headless.custom_routes import RouteDef
 
 TAG = Tag("custom", "The site's own routes, declared with `@route` and guarded by `ApiAuth`.")
 _SEGMENT = "^[^/]+$"

@@ -1,0 +1,38 @@
+"""What a handler works with: one frozen value per request, built after authentication.
+
+Handlers read their inputs from here (and the raw query from the request), never from the
+application object or `request.state`; `request.state` is filled only for integrators' endpoints.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from databases import Database
+
+from pb_headless.auth import Principal
+from pb_headless.custom_routes import RouteDef
+from pb_headless.http.body import Body
+from pb_headless.ratelimit import RateDecision
+from pb_headless.state.snapshot import Snapshot
+
+
+@dataclass(frozen=True, slots=True)
+class ApiInfo:
+    """What the API says about itself in its OpenAPI document."""
+
+    title: str
+    version: str
+    routes: tuple[RouteDef, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class RequestContext:
+    database: Database
+    dialect: str  # sqlite | postgresql | mysql
+    api_root: str  # absolute address of the API, for links and `servers`
+    principal: Principal
+    snapshot: Snapshot  # the catalog and settings of the version this request read
+    rate: RateDecision
+    body: Body  # read before any connection was taken
+    info: ApiInfo

@@ -1,0 +1,80 @@
+"""From an authenticated request to its endpoint: the object, operation and scope checks in the order
+of docs/errors.md, then the handler (service endpoint, list/show, create/update/delete, custom route)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pb_headless.api import reads, writes
+from pb_headless.api.addresses import METHODS_OF, OPERATIONS, READ_METHODS, Match
+from pb_headless.api.context import RequestContext
+from pb_headless.api.service import SERVICE, reachable
+from pb_headless.custom_routes import run_endpoint
+from pb_headless.errors import Forbidden, MethodNotAllowed, NotFound, UnknownObject
+from pb_headless.http.responses import OBJECT_CACHING
+from pb_headless.registry import ObjectSpec
+
+Handler = Callable[[RequestContext, Request, ObjectSpec, str], Awaitable[Response]]
+HANDLERS: dict[str, Handler] = {
+    "list": reads.list_records,
+    "show": reads.show_record,
+    "create": writes.create_record,
+    "update": writes.update_record,
+    "delete": writes.delete_record,
+}
+
+
+async def dispatch(context: RequestContext, request: Request, found: Match) -> Response:
+    if found.kind == "service":
+        _allow(request, READ_METHODS)
+        return await SERVICE[found.name](context, request)
+    if found.kind in ("collection", "record"):
+        return await _object(context, request, found)
+    if found.kind == "custom":
+        return await _custom(context, request, found)
+    raise NotFound()
+
+
+async def _object(context: RequestContext, request: Request, found: Match) -> Response:
+    principal = context.principal
+    spec = context.snapshot.catalog.get(found.name)
+    if spec is None or not reachable((spec,), principal):
+        raise UnknownObject(
+            f"There is no object named '{found.name}'.", headers={"Cache-Control": OBJECT_CACHING}
+        )
+    method = "GET" if request.method == "HEAD" else request.method
+    operation = OPERATIONS.get((found.kind, method))
+    if operation is None or operation not in spec.operations:
+        allowed = [
+            m for op, methods in METHODS_OF[found.kind].items() if op in spec.operations for m in methods
+        ]
+        raise MethodNotAllowed([*allowed, "OPTIONS"])
+    required = spec.scope_for(operation)
+    if not principal.has_scope(required):
+        raise Forbidden(required)
+    return await HANDLERS[operation](context, request, spec, found.record_id)
+
+
+async def _custom(context: RequestContext, request: Request, found: Match) -> Response:
+    """A custom route: 405 for a method it does not serve, then its guard (403), then the endpoint."""
+    method = "GET" if request.method == "HEAD" else request.method
+    chosen = next(((d, params) for d, params in found.candidates if d.method == method), None)
+    if chosen is None:
+        allowed = {d.method for d in found.routes} | {"OPTIONS"}
+        raise MethodNotAllowed(allowed | ({"HEAD"} if "GET" in allowed else set()))
+    definition, params = chosen
+    principal = context.principal
+    definition.guard.check(principal)
+    request.scope["path_params"] = params
+    # What integrators' endpoints read (docs/integrators.md).
+    request.state.token, request.state.user = principal.token, principal.user
+    request.state.principal, request.state.database = principal, context.database
+    return await run_endpoint(definition, request)
+
+
+def _allow(request: Request, methods: tuple[str, ...]) -> None:
+    if request.method not in methods:
+        raise MethodNotAllowed([*methods, "OPTIONS"])

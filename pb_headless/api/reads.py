@@ -1,0 +1,76 @@
+"""The generic read endpoints: list (the list envelope) and show (the single-record envelope)."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import unquote_plus
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pb_headless.api.context import RequestContext
+from pb_headless.api.records import record_key
+from pb_headless.errors import ApiError, NotFound, ValidationFailed
+from pb_headless.http.responses import OBJECT_CACHING, json_response
+from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, plan_show
+from pb_headless.registry import ObjectSpec
+
+PAGING_PARAMETERS = frozenset({"offset", "page"})
+
+
+async def list_records(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
+    plan = plan_list(spec, parse_query(request.query_params.multi_items()))
+    if plan.details:
+        raise object_answer(ValidationFailed(plan.details))
+    records, total = await fetch_list(context.database, spec, plan, context.dialect)
+    meta: dict[str, Any] = {
+        "total": total,
+        "count": len(records),
+        "limit": plan.limit,
+        "offset": plan.offset,
+        "has_more": plan.offset + len(records) < total,
+    }
+    if plan.ignored:
+        meta["ignored"] = list(plan.ignored)
+    address = f"{context.api_root}/objects/{spec.name}"
+    written = request.scope.get("query_string", b"").decode("latin-1")
+    links = {
+        "self": _link(address, written, None),
+        "next": _link(address, written, plan.offset + plan.limit)
+        if meta["has_more"] and plan.limit
+        else None,
+        "prev": _link(address, written, max(plan.offset - plan.limit, 0)) if plan.offset > 0 else None,
+    }
+    return json_response({"data": records, "meta": meta, "links": links}, cache=OBJECT_CACHING)
+
+
+async def show_record(
+    context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
+) -> Response:
+    plan = plan_show(spec, parse_query(request.query_params.multi_items()))
+    record = None
+    if record_key(spec, record_id) is not None:
+        record = await fetch_one(context.database, spec, plan, record_id, context.dialect)
+    if record is None:
+        raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
+    return json_response({"data": record}, cache=OBJECT_CACHING)
+
+
+def object_answer(error: ApiError) -> ApiError:
+    """Object answers carry `private, no-cache`, the 404 of a record and a 422 too (docs/errors.md)."""
+    error.headers.setdefault("Cache-Control", OBJECT_CACHING)
+    return error
+
+
+def _link(address: str, written: str, offset: int | None) -> str:
+    """This page's address with the query exactly as the client wrote it; another page's with every
+    other parameter kept as written and `offset` replaced (`page` gives way to it)."""
+    query = written
+    if offset is not None:
+        kept = [part for part in written.split("&") if part and _key(part) not in PAGING_PARAMETERS]
+        query = "&".join([*kept, f"offset={offset}"])
+    return f"{address}?{query}" if query else address
+
+
+def _key(part: str) -> str:
+    return unquote_plus(part.partition("=")[0])

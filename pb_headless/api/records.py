@@ -1,0 +1,30 @@
+"""Addressing a record: its id as written in a path, and the address of a record the API serves."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pb_headless.query.conversion import ConversionError, convert
+from pb_headless.query.render import render_value
+from pb_headless.registry import ObjectSpec
+
+
+def record_key(spec: ObjectSpec, written: str) -> Any | None:
+    """The primary-key value a path segment addresses, or None (answered 404).
+
+    A record is addressed only by its canonical id, the text the API itself renders for it: `1`,
+    never `+1`, ` 1` or `01`, so one record has one address (and one cache entry).
+    """
+    try:
+        key = convert(spec.pk, written)
+    except ConversionError:
+        return None
+    return key if canonical_id(spec, key) == written else None
+
+
+def canonical_id(spec: ObjectSpec, key: Any) -> str:
+    return str(render_value(spec.pk, key))
+
+
+def record_address(api_root: str, spec: ObjectSpec, key: Any) -> str:
+    return f"{api_root}/objects/{spec.name}/{canonical_id(spec, key)}"

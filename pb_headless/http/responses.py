@@ -1,0 +1,47 @@
+"""JSON answers and the caching rules of docs/errors.md ("Caching"): one renderer for the whole library."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+import orjson
+from starlette.responses import Response
+
+NO_STORE = "no-store"  # /me, /openapi.json, every 401 and 403
+OBJECT_CACHING = "private, no-cache"  # every object answer, and the answers of custom routes
+_OPTIONS = orjson.OPT_NON_STR_KEYS | orjson.OPT_NAIVE_UTC
+
+
+def _default(value: Any) -> Any:
+    # Aggregates in custom routes come back as Decimal; decimals render as strings ("19.99").
+    if isinstance(value, Decimal):
+        return format(value, "f")
+    if isinstance(value, set | frozenset):
+        return sorted(value, key=str)
+    raise TypeError(f"{type(value).__name__} is not JSON serializable")
+
+
+def json_bytes(content: Any) -> bytes:
+    return orjson.dumps(content, default=_default, option=_OPTIONS)
+
+
+class JSONResponse(Response):
+    media_type = "application/json"
+
+    def render(self, content: Any) -> bytes:
+        return json_bytes(content)
+
+
+def json_response(
+    content: Any, status_code: int = 200, headers: Mapping[str, str] | None = None, cache: str | None = None
+) -> JSONResponse:
+    response = JSONResponse(content, status_code=status_code, headers=dict(headers or {}))
+    if cache:
+        response.headers["Cache-Control"] = cache
+    return response
+
+
+def empty_response(status_code: int = 204, headers: Mapping[str, str] | None = None) -> Response:
+    return Response(status_code=status_code, headers=dict(headers or {}))

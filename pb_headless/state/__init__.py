@@ -1,0 +1,10 @@
+"""What every instance shares through the database: a version counter, and the snapshot of compiled
+state (catalog, settings, live tokens) each instance builds once per version.
+
+Only the version is imported here; `pb_headless.state.snapshot` imports the registry and settings,
+which themselves bump the version.
+"""
+
+from pb_headless.state.version import bump_version, read_version
+
+__all__ = ["bump_version", "read_version"]
