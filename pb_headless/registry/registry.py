@@ -59,12 +59,16 @@ class ApiRegistry:
         self.version = 0  # moves on every change made in this process
 
     # -- sources -------------------------------------------------------------------------------
-    def register(self, name: str, declaration: Mapping[str, Any] | Declaration, *,
-                 source: str | None = None) -> None:
+    def register(
+        self, name: str, declaration: Mapping[str, Any] | Declaration, *, source: str | None = None
+    ) -> None:
         """Publish an object from code; checked at once (DeclarationError names source, object, key).
         Registered from a component's handler, the source is that component."""
-        checked = declaration if isinstance(declaration, Declaration) \
+        checked = (
+            declaration
+            if isinstance(declaration, Declaration)
             else check_declaration(name, declaration, source or registering_source())
+        )
         self._code[name] = checked
         self._changed()
 
@@ -87,8 +91,12 @@ class ApiRegistry:
         except DeclarationError:
             raise
         except Exception as error:
-            raise DeclarationError(source, "*", None, f"cannot load the file{_line_in(path, error)}: "
-                                                      f"{type(error).__name__}: {error}") from error
+            raise DeclarationError(
+                source,
+                "*",
+                None,
+                f"cannot load the file{_line_in(path, error)}: {type(error).__name__}: {error}",
+            ) from error
         declarations = namespace.get("API")
         if not isinstance(declarations, Mapping):
             raise DeclarationError(source, "*", "API", "the file must define API = {name: declaration, ...}")
@@ -143,12 +151,17 @@ class ApiRegistry:
             log.error("pb_headless: %s is not published: %s", declaration.name, error)
             return
         if isinstance(error, KeyError):
-            raise DeclarationError(declaration.source, declaration.name, "table",
-                                   f"table '{declaration.table_name}' does not exist") from None
+            raise DeclarationError(
+                declaration.source,
+                declaration.name,
+                "table",
+                f"table '{declaration.table_name}' does not exist",
+            ) from None
         raise error
 
-    async def _tables(self, database: Database, declarations: Iterable[Declaration]
-                      ) -> tuple[dict[str, sa.Table], Mapping[str, sa.Table]]:
+    async def _tables(
+        self, database: Database, declarations: Iterable[Declaration]
+    ) -> tuple[dict[str, sa.Table], Mapping[str, sa.Table]]:
         """Each declaration's table (named ones reflected), and every table a relation may point at."""
         declarations = list(declarations)
         reflected = sa.MetaData()
@@ -168,18 +181,26 @@ class ApiRegistry:
                     known.setdefault(name, table)
         return tables, known
 
-    async def _reflect(self, database: Database, metadata: sa.MetaData, wanted: set[str],
-                       relations: set[str]) -> None:
+    async def _reflect(
+        self, database: Database, metadata: sa.MetaData, wanted: set[str], relations: set[str]
+    ) -> None:
         """Reflect the named tables, the tables their keys point at, and every table a to-many
         relation may name (`comments`, or `<prefix>_comments`), which no key of theirs points at."""
         engine = self._engine(database)
         async with engine.connect() as connection:
+
             def reflect(sync_connection: Any) -> None:
                 existing = set(sa.inspect(sync_connection).get_table_names())
-                candidates = {table for table in existing for relation in relations
-                              if table == relation or table.endswith("_" + relation)}
-                metadata.reflect(sync_connection, only=sorted((wanted & existing) | candidates),
-                                 resolve_fks=True)
+                candidates = {
+                    table
+                    for table in existing
+                    for relation in relations
+                    if table == relation or table.endswith("_" + relation)
+                }
+                metadata.reflect(
+                    sync_connection, only=sorted((wanted & existing) | candidates), resolve_fks=True
+                )
+
             await connection.run_sync(reflect)
 
     def _engine(self, database: Database) -> AsyncEngine:
@@ -187,8 +208,13 @@ class ApiRegistry:
         if key not in self._engines:
             url = database.url
             driver = ASYNC_DRIVERS.get("mysql" if url.dialect == "mariadb" else url.dialect, url.scheme)
-            self._engines[key] = create_async_engine(str(url.replace(driver=None)).replace(
-                url.scheme, driver, 1), poolclass=NullPool)
+            # The URL's query holds `databases`' own options (min_size, max_size, pool_recycle, ssl,
+            # unix_socket), which SQLAlchemy would hand the driver as unknown keywords: the engine gets
+            # the bare URL and, of those options, the ones that concern the connection.
+            bare = str(url.replace(driver=None, query="")).replace(url.scheme, driver, 1)
+            self._engines[key] = create_async_engine(
+                bare, poolclass=NullPool, connect_args=_connect_options(database)
+            )
         return self._engines[key]
 
     async def close(self) -> None:
@@ -197,11 +223,24 @@ class ApiRegistry:
         self._engines.clear()
 
 
+def _connect_options(database: Database) -> dict[str, Any]:
+    """`ssl` and `unix_socket` from the URL or the `Database(...)` keywords, read as `databases` reads them."""
+    options = {**database.url.options, **getattr(database, "options", {})}
+    chosen: dict[str, Any] = {}
+    ssl = options.get("ssl")
+    if ssl is not None:
+        chosen["ssl"] = {"true": True, "false": False}.get(ssl.lower(), ssl) if isinstance(ssl, str) else ssl
+    if options.get("unix_socket") and database.url.dialect in ("mysql", "mariadb"):
+        chosen["unix_socket"] = options["unix_socket"]
+    return chosen
+
+
 def _line_in(path: Path, error: BaseException) -> str:
     """ " (line N)": where in the declaration file loading stopped, so a site owner can go there."""
     if isinstance(error, SyntaxError) and error.lineno:
         return f" (line {error.lineno})"
     file = path.resolve()
-    frames = [frame for frame in traceback.extract_tb(error.__traceback__)
-              if Path(frame.filename).resolve() == file]
+    frames = [
+        frame for frame in traceback.extract_tb(error.__traceback__) if Path(frame.filename).resolve() == file
+    ]
     return f" (line {frames[-1].lineno})" if frames and frames[-1].lineno else ""
