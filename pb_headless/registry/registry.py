@@ -224,7 +224,7 @@ class ApiRegistry:
 
 
 def _connect_options(database: Database) -> dict[str, Any]:
-    """`ssl` and `unix_socket` from the URL or the `Database(...)` keywords, read as `databases` reads them."""
+    """`ssl` and `unix_socket`, from the URL or the `Database(...)` keywords, read as `databases` does."""
     options = {**database.url.options, **getattr(database, "options", {})}
     chosen: dict[str, Any] = {}
     ssl = options.get("ssl")
