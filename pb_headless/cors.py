@@ -21,7 +21,6 @@ from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 from pb_headless.auth import AUTHENTICATOR_KEY
 from pb_headless.http.paths import is_below, site_path
-from pb_headless.proxies import rate_key
 from pb_headless.settings import is_on
 from pb_headless.state.snapshot import SNAPSHOT_SCOPE_KEY, Snapshot
 from pb_headless.tables import DEFAULT_SETTINGS
@@ -197,8 +196,7 @@ class CORSMiddleware:
         """OPTIONS under the API: always 204, never counted (it only shows the client's rate state)."""
         policy = await self._policy(scope, path, origin)
         answer = _cors_headers(policy, origin, preflight="access-control-request-method" in headers)
-        decision = await self.api.rate_limiter.peek(rate_key(self.api.client_ip(scope)))
-        await _send_empty(send, (*answer, *decision.headers().items()))
+        await _send_empty(send, (*answer, *(await self.api.options_headers(scope)).items()))
 
     def _decorating(self, scope: Scope, path: str, origin: str | None, send: Send) -> Send:
         async def send_with_cors(message: Message) -> None:

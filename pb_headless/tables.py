@@ -6,6 +6,7 @@ import sqlalchemy as sa
 from databases import Database
 from sqlalchemy.schema import CreateIndex, CreateTable
 
+from pb_headless.database_errors import is_duplicate_key
 from pb_headless.db import dialect_name, run_ddl
 
 metadata = sa.MetaData()
@@ -101,7 +102,10 @@ async def existing_tables(database: Database) -> set[str]:
 
 async def _create_index(database: Database, index: sa.Index) -> None:
     if dialect_name(database) == "mysql":  # MariaDB has no CREATE INDEX IF NOT EXISTS before 10.1.4
-        existing = await database.fetch_all(f"SHOW INDEX FROM {index.table.name}")  # type: ignore[union-attr]
+        table = index.table
+        if table is None:
+            return
+        existing = await database.fetch_all(f"SHOW INDEX FROM {table.name}")
         if any(row._mapping["Key_name"] == index.name for row in existing):
             return
     await run_ddl(database, CreateIndex(index, if_not_exists=True))
@@ -115,10 +119,5 @@ async def _insert_missing(database: Database, table: sa.Table, key: str, rows: d
         try:
             await database.execute(table.insert().values(**row))
         except Exception as error:  # another installer won the race; the row is there
-            if not _is_duplicate_key(error):
+            if not is_duplicate_key(error):
                 raise
-
-
-def _is_duplicate_key(error: Exception) -> bool:
-    text = f"{type(error).__name__} {error}".lower()
-    return any(word in text for word in ("unique", "duplicate", "integrity"))

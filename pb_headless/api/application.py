@@ -141,6 +141,11 @@ class HeadlessAPI:
     def client_ip(self, scope: Scope) -> str:
         return self.proxies.client_ip(scope)
 
+    async def options_headers(self, scope: Scope) -> dict[str, str]:
+        """What every OPTIONS answer under the API carries, whoever answers it (this app, or
+        `CORSMiddleware` before the host's routing): the client's rate state, without counting."""
+        return (await self.rate_limiter.peek(rate_key(self.client_ip(scope)))).headers()
+
     # -- ASGI ----------------------------------------------------------------------------------
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -154,11 +159,10 @@ class HeadlessAPI:
         await response(scope, receive, _without_body(send) if scope["method"] == "HEAD" else send)
 
     async def _answer(self, scope: Scope, receive: Receive) -> Response | None:
-        client = rate_key(self.client_ip(scope))
-        if scope["method"] == "OPTIONS":  # never counted; the answer only shows the client's state
-            return empty_response(204, (await self.rate_limiter.peek(client)).headers())
+        if scope["method"] == "OPTIONS":  # never counted
+            return empty_response(204, await self.options_headers(scope))
         path = route_path(scope, self.prefix)
-        decision = await self.rate_limiter.hit(client)
+        decision = await self.rate_limiter.hit(rate_key(self.client_ip(scope)))
         try:
             response = await self._serve(scope, receive, path, decision)
         except ApiError as error:

@@ -103,9 +103,13 @@ class ApiAuth:
                     response = await maybe_await(await run_in_threadpool(endpoint, request))
             except ApiError as error:
                 return error_response(error)
-            return response  # type: ignore[no-any-return]
+            if not isinstance(response, Response):  # Starlette itself would fail later, less clearly
+                raise TypeError(f"{endpoint!r}, guarded by {self!r}, returned {type(response).__name__}: "
+                                "a host endpoint returns a Starlette Response")
+            return response
 
-        guarded.__pb_guard__ = self  # type: ignore[attr-defined]
+        # Marks the endpoint as guarded, for tools that list a host's routes and what they demand.
+        setattr(guarded, "__pb_guard__", self)  # noqa: B010 - an attribute functools.wraps' type lacks
         return guarded
 
 

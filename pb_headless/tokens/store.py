@@ -67,7 +67,7 @@ def token_from_row(row: Mapping[str, Any]) -> TokenInfo:
         expires_at=as_aware(row["expires_at"]),
         user_id=row["user_id"],
         enabled=bool(row["enabled"]),
-        created_at=as_aware(row["created_at"]),  # type: ignore[arg-type]
+        created_at=as_aware(row["created_at"]) or datetime.now(UTC),  # NOT NULL: `or` is for the type
         last_used_at=as_aware(row["last_used_at"]),
     )
 
@@ -174,7 +174,8 @@ class TokenStore:
         if clear_expiry:
             changes["expires_at"] = None
         elif expires_at not in (None, ""):
-            changes["expires_at"] = to_naive_utc(parse_expiry(expires_at))  # type: ignore[arg-type]
+            expiry = parse_expiry(expires_at)
+            changes["expires_at"] = to_naive_utc(expiry) if expiry is not None else None
         if clear_user:
             changes["user_id"] = None
         elif user_id not in (None, ""):
