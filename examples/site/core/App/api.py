@@ -9,21 +9,24 @@ from core.App.models import articles, authors
 API = {
     "articles": {
         "model": articles,
-        "fields": ["title", "body", "category", "price", "published_at", "author_id"],
-        "filterable": ["id", "title", "category", "price", "published_at", "author_id"],
+        "fields": ["title", "body", "category", "price", "views", "featured", "published_at", "author_id"],
+        "filterable": ["id", "title", "category", "price", "views", "featured", "published_at", "author_id"],
         "searchable": ["title", "body"],
-        "sortable": ["id", "title", "price", "published_at"],
+        "sortable": ["id", "title", "price", "views", "published_at"],
         "default_sort": "-published_at",
         "with": ["author:id,name"],
         "per_page": 10,
         "max_per_page": 50,
         "operations": ["list", "show", "create", "update", "delete"],
-        "writable": ["title", "body", "category", "price", "published_at", "author_id", "published"],
+        "writable": [
+            "title", "body", "category", "price", "featured", "published_at", "author_id", "published",
+        ],
         "rules": {
             "title": "required|string|max:200",
             "body": "nullable|string",
             "category": "nullable|in:news,guides,reviews",
             "price": "nullable|numeric|min:0",
+            "featured": "boolean",
             "published_at": "nullable|date",
             "author_id": "nullable|integer",
             "published": "boolean",

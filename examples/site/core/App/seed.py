@@ -19,6 +19,8 @@ ARTICLES = [
         "body": "This site is served by Starlette; its articles are also published at /api/pb/v1.",
         "published_at": datetime(2026, 1, 10, 9, 0),
         "author_id": 1,
+        "views": 120,
+        "featured": True,
         "published": True,
     },
     {
@@ -29,6 +31,8 @@ ARTICLES = [
         "body": "Большие новости: сайт теперь отдаёт статьи через JSON API.",
         "published_at": datetime(2026, 1, 12, 12, 30),
         "author_id": 2,
+        "views": 45,
+        "featured": False,
         "published": True,
     },
     {
@@ -39,6 +43,8 @@ ARTICLES = [
         "body": "Try ?filter[category]=guides, ?search=filters or ?sort=-price on the articles list.",
         "published_at": datetime(2026, 1, 15, 8, 0),
         "author_id": 1,
+        "views": 300,
+        "featured": True,
         "published": True,
     },
     {
@@ -49,6 +55,8 @@ ARTICLES = [
         "body": "Честный обзор недорогой кофемашины.",
         "published_at": datetime(2026, 1, 20, 18, 45),
         "author_id": 2,
+        "views": None,
+        "featured": False,
         "published": True,
     },
     {
@@ -59,6 +67,8 @@ ARTICLES = [
         "body": "Neither the site nor the API shows this row until it is published.",
         "published_at": None,
         "author_id": 1,
+        "views": None,
+        "featured": False,
         "published": False,
     },
 ]
