@@ -62,7 +62,8 @@ class PageRun:
 
     def as_documented(self, printed: str) -> str:
         """This run's addresses in printed output become the docs' again."""
-        return printed.replace(self.address, DOCS_ADDRESS).replace(self.database_url, DOCS_DATABASE)
+        return (printed.replace(self.address, DOCS_ADDRESS).replace(self.database_url, DOCS_DATABASE)
+                .replace(str(REPOSITORY), CLONE))
 
     def environment(self, **variables: str) -> None:
         """Export variables into the page's terminal (the first call starts it)."""
@@ -135,9 +136,12 @@ class PageRun:
             new.replace(self.state)
 
     def _base_env(self) -> dict[str, str]:
+        """The suite's environment, with its Python first on PATH; nothing points Python at the clone, so
+        a page that installs pb_headless into a venv of its own runs what it installed."""
         python_bin = str(Path(sys.executable).parent)
-        return {**os.environ, "PATH": f"{python_bin}:{os.environ.get('PATH', '')}", "PYTHONUNBUFFERED": "1",
-                "PYTHONPATH": str(REPOSITORY)}
+        inherited = {name: value for name, value in os.environ.items()
+                     if name not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+        return {**inherited, "PATH": f"{python_bin}:{os.environ.get('PATH', '')}", "PYTHONUNBUFFERED": "1"}
 
 
 def wait_for(server: subprocess.Popen[bytes], log: Path, url: str) -> None:
