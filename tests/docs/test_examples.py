@@ -86,11 +86,10 @@ def runs(page: Path) -> bool:
 @pytest.mark.parametrize("page", [page for page in PAGES if runs(page)], ids=page_id)
 def test_every_command_on_the_page_runs_and_prints_what_the_page_shows(page, tmp_path):
     shown = blocks(page)
-    own_host = any(block.marker == "server" for block in shown)
     with page_run(tmp_path) as run:
-        if own_host:
+        if any(block.is_page_file for block in shown):
             run.cwd = tmp_path
-        else:
+        if not any(block.marker == "server" for block in shown):
             start_example_site(run)
         for block in shown:
             step(run, block)
