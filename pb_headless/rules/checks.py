@@ -128,12 +128,12 @@ def _option_checks(plan: FieldPlan) -> list[Check]:
     if plan.allowed is not None:
         allowed = _option_set(plan.allowed)
         shown = tuple(value for value in plan.allowed if value not in plan.forbidden)
-        checks.append(_predicate(lambda value: _is_among(value, allowed),
-                                 options_message("in", plan.name, shown)))
+        refused = options_message("in", plan.name, shown)
+        checks.append(_predicate(lambda value: _is_among(value, allowed), refused))
     if plan.forbidden:
         forbidden = _option_set(plan.forbidden)
-        checks.append(_predicate(lambda value: not _is_among(value, forbidden),
-                                 options_message("not_in", plan.name, plan.forbidden)))
+        listed = options_message("not_in", plan.name, plan.forbidden)
+        checks.append(_predicate(lambda value: not _is_among(value, forbidden), listed))
     return checks
 
 

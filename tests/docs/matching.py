@@ -67,7 +67,7 @@ def _object_difference(shown: dict[str, Any], actual: Any, where: str) -> str | 
         return f"{where}: keys {missing} are shown but not printed (printed: {list(actual)})"
     extra = [key for key in actual if key not in shown]
     if extra and ELLIPSIS not in shown:
-        return f"{where}: keys {extra} are printed but not shown (add \"…\": \"…\" to allow more keys)"
+        return f'{where}: keys {extra} are printed but not shown (add "…": "…" to allow more keys)'
     for key in keys:
         found = json_difference(shown[key], actual[key], f"{where}.{key}")
         if found:
@@ -91,7 +91,8 @@ def _list_difference(shown: list[Any], actual: Any, where: str) -> str | None:
 
 def text_difference(shown: str, printed: str) -> str | None:
     expected = _lines(shown)
-    pattern = "".join(r"(?:[^\n]*\n)*?" if line.strip() == ELLIPSIS else _pattern(line) + r"\n" for line in expected)
+    any_lines = r"(?:[^\n]*\n)*?"
+    pattern = "".join(any_lines if line.strip() == ELLIPSIS else _pattern(line) + r"\n" for line in expected)
     if re.fullmatch(pattern, "".join(line + "\n" for line in _lines(printed))):
         return None
     return f"the printed text does not match the page\n--- shown ---\n{shown}--- printed ---\n{printed}"

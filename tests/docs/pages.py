@@ -11,7 +11,9 @@ from pathlib import Path
 
 REPOSITORY = Path(__file__).resolve().parents[2]
 FENCE = re.compile(r"^(?P<indent> *)```(?P<lang>[\w+-]*)\s*$")
-MARKER = re.compile(r"^<!--\s*(?P<kind>file|excerpt|fragment|server|not run)(?::\s*(?P<argument>.*?))?\s*-->$")
+MARKER = re.compile(
+    r"^<!--\s*(?P<kind>file|excerpt|fragment|server|not run)(?::\s*(?P<argument>.*?))?\s*-->$"
+)
 COMMANDS = frozenset({"bash", "sh", "shell"})
 OUTPUTS = frozenset({"json", "text"})
 
@@ -67,12 +69,23 @@ def blocks(page: Path) -> list[Block]:
         width = len(fence["indent"])
         body = "\n".join(line[width:] for line in lines[index + 1 : end]) + "\n"
         marker = MARKER.match(lines[index - 1].strip()) if index else None
-        block = Block(page, index + 1, fence["lang"], body,
-                      marker["kind"] if marker else None, marker["argument"] if marker else None)
+        block = Block(
+            page,
+            index + 1,
+            fence["lang"],
+            body,
+            marker["kind"] if marker else None,
+            marker["argument"] if marker else None,
+        )
         previous = found[-1] if found else None
-        if (previous is not None and (previous.is_command or previous.is_request) and block.lang in OUTPUTS
-                and marker is None and previous.output is None
-                and _only_blank_between(lines, previous, index)):
+        if (
+            previous is not None
+            and (previous.is_command or previous.is_request)
+            and block.lang in OUTPUTS
+            and marker is None
+            and previous.output is None
+            and _only_blank_between(lines, previous, index)
+        ):
             found[-1] = Block(**{**previous.__dict__, "output": block})
         else:
             found.append(block)

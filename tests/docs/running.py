@@ -55,15 +55,20 @@ class PageRun:
 
     def substitute(self, text: str) -> str:
         """The docs' addresses in a command become this run's."""
-        return (text.replace(DOCS_ADDRESS, self.address)
-                .replace("--port 8000", f"--port {self.port}")
-                .replace(DOCS_DATABASE, self.database_url)
-                .replace(CLONE, str(REPOSITORY)))
+        return (
+            text.replace(DOCS_ADDRESS, self.address)
+            .replace("--port 8000", f"--port {self.port}")
+            .replace(DOCS_DATABASE, self.database_url)
+            .replace(CLONE, str(REPOSITORY))
+        )
 
     def as_documented(self, printed: str) -> str:
         """This run's addresses in printed output become the docs' again."""
-        return (printed.replace(self.address, DOCS_ADDRESS).replace(self.database_url, DOCS_DATABASE)
-                .replace(str(REPOSITORY), CLONE))
+        return (
+            printed.replace(self.address, DOCS_ADDRESS)
+            .replace(self.database_url, DOCS_DATABASE)
+            .replace(str(REPOSITORY), CLONE)
+        )
 
     def environment(self, **variables: str) -> None:
         """Export variables into the page's terminal (the first call starts it)."""
@@ -72,31 +77,47 @@ class PageRun:
             state.write("\n".join(lines) + "\n")
 
     def script(self, body: str) -> str:
-        return "\n".join([
-            f"cd {shlex.quote(str(self.cwd))}",
-            f". {shlex.quote(str(self.state))}",
-            f"trap '{{ export -p | grep -v \"^declare -[a-zA-Z]*r\"; printf \"cd %q\\n\" \"$PWD\"; }} > {shlex.quote(str(self.state))}.new' EXIT",
-            "set -eo pipefail",
-            self.substitute(body),
-        ])
+        return "\n".join(
+            [
+                f"cd {shlex.quote(str(self.cwd))}",
+                f". {shlex.quote(str(self.state))}",
+                # On exit, whatever happened: the exported variables (not read-only ones) and the directory.
+                f'trap \'{{ export -p | grep -v "^declare -[a-zA-Z]*r"; printf "cd %q\\n" "$PWD"; }}'
+                f" > {shlex.quote(str(self.state))}.new' EXIT",
+                "set -eo pipefail",
+                self.substitute(body),
+            ]
+        )
 
     def run(self, block: Block) -> str:
         """Run a command block; its standard output, or AssertionError naming the block."""
-        done = subprocess.run(["bash", "-c", self.script(block.body)], capture_output=True, text=True,
-                              env=self._base_env(), timeout=COMMAND_SECONDS, check=False)
+        done = subprocess.run(
+            ["bash", "-c", self.script(block.body)],
+            capture_output=True,
+            text=True,
+            env=self._base_env(),
+            timeout=COMMAND_SECONDS,
+            check=False,
+        )
         self._keep_state()
         if done.returncode != 0:
-            raise AssertionError(f"{block.where}: exited with {done.returncode}\n{block.body}"
-                                 f"--- stdout ---\n{done.stdout}--- stderr ---\n{done.stderr}")
+            raise AssertionError(
+                f"{block.where}: exited with {done.returncode}\n{block.body}"
+                f"--- stdout ---\n{done.stdout}--- stderr ---\n{done.stderr}"
+            )
         return self.as_documented(done.stdout)
 
     def start(self, block: Block, health: str = "/api/pb/v1/health") -> None:
         """Start a server block in the background and wait until it answers on this run's port."""
         log = self.folder / f"server-{block.line}.log"
         with log.open("ab") as output:
-            server = subprocess.Popen(["bash", "-c", self.script("exec " + block.body.strip())],
-                                      env=self._base_env(), stdout=output, stderr=subprocess.STDOUT,
-                                      start_new_session=True)
+            server = subprocess.Popen(
+                ["bash", "-c", self.script("exec " + block.body.strip())],
+                env=self._base_env(),
+                stdout=output,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         self.servers.append(server)
         wait_for(server, log, f"http://{self.address}{health}")
         printed = TOKEN.findall(log.read_text())
@@ -110,16 +131,29 @@ class PageRun:
         method, path = request_line.split()[:2]
         values = self.variables()
         headers = dict(line.split(": ", 1) for line in header_lines)
-        headers = {name: re.sub(r"\$(\w+)", lambda m: values.get(m[1], m[0]), value) for name, value in headers.items()}
-        answer = httpx.request(method, f"http://{self.address}{path}", headers=headers,
-                               content=body.strip().encode() or None, timeout=30)
+        headers = {
+            name: re.sub(r"\$(\w+)", lambda found: values.get(found[1], found[0]), value)
+            for name, value in headers.items()
+        }
+        answer = httpx.request(
+            method,
+            f"http://{self.address}{path}",
+            headers=headers,
+            content=body.strip().encode() or None,
+            timeout=30,
+        )
         if answer.status_code >= 500:
             raise AssertionError(f"{block.where}: answered {answer.status_code}: {answer.text}")
         return self.as_documented(answer.text)
 
     def variables(self) -> dict[str, str]:
-        listing = subprocess.run(["bash", "-c", f". {shlex.quote(str(self.state))}; env -0"],
-                                 capture_output=True, text=True, env=self._base_env(), check=True)
+        listing = subprocess.run(
+            ["bash", "-c", f". {shlex.quote(str(self.state))}; env -0"],
+            capture_output=True,
+            text=True,
+            env=self._base_env(),
+            check=True,
+        )
         return dict(item.split("=", 1) for item in listing.stdout.split("\0") if "=" in item)
 
     def stop(self) -> None:
@@ -142,8 +176,11 @@ class PageRun:
         """The suite's environment, with its Python first on PATH; nothing points Python at the clone, so
         a page that installs pb_headless into a venv of its own runs what it installed."""
         python_bin = str(Path(sys.executable).parent)
-        inherited = {name: value for name, value in os.environ.items()
-                     if name not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")}
+        inherited = {
+            name: value
+            for name, value in os.environ.items()
+            if name not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
+        }
         return {**inherited, "PATH": f"{python_bin}:{os.environ.get('PATH', '')}", "PYTHONUNBUFFERED": "1"}
 
 
@@ -172,7 +209,11 @@ def page_run(folder: Path) -> Iterator[PageRun]:
 
 def start_example_site(run: PageRun) -> None:
     """What `bash scripts/site` does, on this run's port and database: `quickstart`; its token is $TOKEN."""
-    block = Block(REPOSITORY / "scripts" / "site", 7, "bash",
-                  f"{shlex.quote(sys.executable)} -m examples.site quickstart --host 127.0.0.1 --port 8000\n")
+    block = Block(
+        REPOSITORY / "scripts" / "site",
+        7,
+        "bash",
+        f"{shlex.quote(sys.executable)} -m examples.site quickstart --host 127.0.0.1 --port 8000\n",
+    )
     run.start(block)
     assert "TOKEN=" in run.state.read_text(), "quickstart printed no token"

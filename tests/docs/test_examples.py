@@ -36,10 +36,15 @@ def test_the_convention_is_written_down_in_the_docs():
 
 
 def test_every_python_block_says_whether_it_is_a_file_an_excerpt_or_a_fragment():
-    unmarked = [block.where for block in every_block()
-                if block.lang == "python" and block.marker not in ("file", "excerpt", "fragment")]
-    assert not unmarked, ("mark each Python block <!-- file: PATH -->, <!-- excerpt: PATH --> or "
-                          f"<!-- fragment --> (docs/writing-docs.md): {unmarked}")
+    unmarked = [
+        block.where
+        for block in every_block()
+        if block.lang == "python" and block.marker not in ("file", "excerpt", "fragment")
+    ]
+    assert not unmarked, (
+        "mark each Python block <!-- file: PATH -->, <!-- excerpt: PATH --> or "
+        f"<!-- fragment --> (docs/writing-docs.md): {unmarked}"
+    )
 
 
 def test_a_block_the_suite_does_not_run_says_why():
@@ -50,7 +55,8 @@ def test_a_block_the_suite_does_not_run_says_why():
 def test_every_file_a_page_shows_from_the_repository_is_that_file():
     for block in every_block():
         if block.is_repository_file:
-            assert (REPOSITORY / block.argument).read_text() == block.body, f"{block.where}: {block.argument} differs"
+            shown_file = (REPOSITORY / block.argument).read_text()
+            assert shown_file == block.body, f"{block.where}: {block.argument} differs"
 
 
 def test_every_excerpt_is_in_its_file():
@@ -58,7 +64,7 @@ def test_every_excerpt_is_in_its_file():
         if block.marker == "excerpt":
             source = (REPOSITORY / block.argument).read_text()
             indented = (textwrap.indent(block.body, " " * width) for width in range(0, 13, 4))
-            assert any(candidate in source for candidate in indented), f"{block.where}: not in {block.argument}"
+            assert any(candidate in source for candidate in indented), f"{block.where}: not in the file"
 
 
 def test_every_python_fragment_and_page_file_compiles():

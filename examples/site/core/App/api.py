@@ -19,7 +19,14 @@ API = {
         "max_per_page": 50,
         "operations": ["list", "show", "create", "update", "delete"],
         "writable": [
-            "title", "body", "category", "price", "featured", "published_at", "author_id", "published",
+            "title",
+            "body",
+            "category",
+            "price",
+            "featured",
+            "published_at",
+            "author_id",
+            "published",
         ],
         "rules": {
             "title": "required|string|max:200",

@@ -1,4 +1,9 @@
-"""Demo rows `init` puts in each table of models.py that is still empty (parents first)."""
+"""Demo rows `init` puts in each table of models.py that is still empty (parents first).
+
+Every example in README.md and docs/ runs against these rows (docs/example-site.md lists them), so a
+change here is a change to the documented outputs. Article 5 is the draft the docs explain: it is
+never listed, counted, shown or loaded through the API.
+"""
 
 from datetime import datetime
 from decimal import Decimal
