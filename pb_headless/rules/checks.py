@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 
 from pb_headless.rules.columns import ColumnKind
 from pb_headless.rules.grammar import SIZE_RULES, Rule
-from pb_headless.rules.messages import message, size_message
+from pb_headless.rules.messages import message, options_message, size_message
 from pb_headless.rules.plan import FieldPlan
 from pb_headless.rules.values import UUID, Invalid, converter_for, json_atom, to_date
 
@@ -125,13 +125,15 @@ def _precision_check(name: str, kind: ColumnKind) -> Check:
 
 def _option_checks(plan: FieldPlan) -> list[Check]:
     checks: list[Check] = []
-    refused = message("in", plan.name)
     if plan.allowed is not None:
         allowed = _option_set(plan.allowed)
+        shown = tuple(value for value in plan.allowed if value not in plan.forbidden)
+        refused = options_message("in", plan.name, shown)
         checks.append(_predicate(lambda value: _is_among(value, allowed), refused))
     if plan.forbidden:
         forbidden = _option_set(plan.forbidden)
-        checks.append(_predicate(lambda value: not _is_among(value, forbidden), refused))
+        listed = options_message("not_in", plan.name, plan.forbidden)
+        checks.append(_predicate(lambda value: not _is_among(value, forbidden), listed))
     return checks
 
 

@@ -18,7 +18,8 @@ _TEXT = {
     "uuid": "The {a} field must be a valid UUID.",
     "date": "The {a} field must be a valid date.",
     "time": "The {a} field must be a valid time.",
-    "in": "The {a} field is invalid.",
+    "in": "The {a} field must be one of: {n}.",
+    "not_in": "The {a} field must not be one of: {n}.",
     "regex": "The {a} field format is invalid.",
     "alpha": "The {a} field must only contain letters.",
     "alpha_num": "The {a} field must only contain letters and numbers.",
@@ -52,6 +53,18 @@ def attribute(field: str) -> str:
 
 def message(key: str, field: str, n: object = None) -> str:
     return _TEXT[key].format(a=attribute(field), n=n)
+
+
+def options_message(key: str, field: str, values: tuple[object, ...]) -> str:
+    """An `in` / `not_in` failure names the values, so a client can correct itself without the docs."""
+    return _TEXT[key].format(a=attribute(field), n=", ".join(_shown(value) for value in values))
+
+
+def _shown(value: object) -> str:
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    isoformat = getattr(value, "isoformat", None)
+    return str(isoformat()) if callable(isoformat) else str(value)
 
 
 def size_message(rule: str, measure: str, field: str, bounds: tuple[Decimal | int, ...]) -> str:

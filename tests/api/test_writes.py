@@ -88,7 +88,7 @@ async def test_three_failures_are_reported_together_and_nothing_is_written(write
     body = response.json()
     assert body["error"] == "validation_failed"
     assert body["details"] == {"title": ["The title field is required."],
-                               "category": ["The category field is invalid."],
+                               "category": ["The category field must be one of: news, company, sales."],
                                "secret": ["is not writable"]}
     assert await table_state(writer.database) == before
 

@@ -31,7 +31,7 @@ def test_every_failure_is_collected_not_only_the_first(article_validator) -> Non
         "secret": ["is not writable"],
         "title": ["The title field is required."],
         "qty": ["The qty field must be at least 0."],
-        "status": ["The status field is invalid."],
+        "status": ["The status field must be one of: draft, published."],
     }
 
 

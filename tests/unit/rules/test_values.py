@@ -102,7 +102,7 @@ def test_a_string_with_a_nul_character_is_refused(one_field) -> None:
 def test_an_enum_column_takes_only_its_values(one_field) -> None:
     validator = one_field(sa.Enum("draft", "published", name="status"), name="status")
     result = validator.validate({"status": "gone"}, partial=True)
-    assert result.errors == {"status": ["The status field is invalid."]}
+    assert result.errors == {"status": ["The status field must be one of: draft, published."]}
 
 
 def test_a_date_column_takes_yyyy_mm_dd_only(one_field) -> None:

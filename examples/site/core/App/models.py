@@ -23,6 +23,8 @@ articles = sa.Table(
     sa.Column("price", sa.Numeric(10, 2), nullable=True),
     sa.Column("published_at", sa.DateTime, nullable=True),
     sa.Column("author_id", sa.Integer, sa.ForeignKey("authors.id"), nullable=True),
+    sa.Column("views", sa.Integer, nullable=True),
+    sa.Column("featured", sa.Boolean, nullable=False, server_default=sa.false()),
     # Only published rows are shown on the site and served by the API.
     sa.Column("published", sa.Boolean, nullable=False, default=True),
     # Filled by the API with the token's acting user, when it has one.

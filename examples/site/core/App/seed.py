@@ -1,4 +1,9 @@
-"""Demo rows `init` puts in each table of models.py that is still empty (parents first)."""
+"""Demo rows `init` puts in each table of models.py that is still empty (parents first).
+
+Every example in README.md and docs/ runs against these rows (docs/example-site.md lists them), so a
+change here is a change to the documented outputs. Article 5 is the draft the docs explain: it is
+never listed, counted, shown or loaded through the API.
+"""
 
 from datetime import datetime
 from decimal import Decimal
@@ -19,6 +24,8 @@ ARTICLES = [
         "body": "This site is served by Starlette; its articles are also published at /api/pb/v1.",
         "published_at": datetime(2026, 1, 10, 9, 0),
         "author_id": 1,
+        "views": 120,
+        "featured": True,
         "published": True,
     },
     {
@@ -29,6 +36,8 @@ ARTICLES = [
         "body": "Большие новости: сайт теперь отдаёт статьи через JSON API.",
         "published_at": datetime(2026, 1, 12, 12, 30),
         "author_id": 2,
+        "views": 45,
+        "featured": False,
         "published": True,
     },
     {
@@ -39,6 +48,8 @@ ARTICLES = [
         "body": "Try ?filter[category]=guides, ?search=filters or ?sort=-price on the articles list.",
         "published_at": datetime(2026, 1, 15, 8, 0),
         "author_id": 1,
+        "views": 300,
+        "featured": True,
         "published": True,
     },
     {
@@ -49,6 +60,8 @@ ARTICLES = [
         "body": "Честный обзор недорогой кофемашины.",
         "published_at": datetime(2026, 1, 20, 18, 45),
         "author_id": 2,
+        "views": None,
+        "featured": False,
         "published": True,
     },
     {
@@ -59,6 +72,8 @@ ARTICLES = [
         "body": "Neither the site nor the API shows this row until it is published.",
         "published_at": None,
         "author_id": 1,
+        "views": None,
+        "featured": False,
         "published": False,
     },
 ]
