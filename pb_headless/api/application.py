@@ -1,6 +1,6 @@
 """`HeadlessAPI`: the sub-application the host mounts at `/api/pb/v1`.
 
-The request path, in the order of docs/errors.md:
+The request path, in the order of docs/endpoints.md ("The order of checks"):
 
 1. OPTIONS is answered at once (204), never counted.
 2. The rate limit counts the request (429 past it); every answer carries the `X-RateLimit-*` headers.

@@ -1,5 +1,5 @@
 """From an authenticated request to its endpoint: the object, operation and scope checks in the order
-of docs/errors.md, then the handler (service endpoint, list/show, create/update/delete, custom route)."""
+of docs/endpoints.md, then the handler (service endpoint, list/show, create/update/delete, custom route)."""
 
 from __future__ import annotations
 

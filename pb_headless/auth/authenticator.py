@@ -1,7 +1,7 @@
 """Authentication: a request's headers in; the principal it runs as and the registry snapshot out.
 
 One query answers both what every request needs: the shared state version (which snapshot of the
-catalog and settings applies) and the token row. Then, in the order of docs/errors.md: the dormant
+catalog and settings applies) and the token row. Then, in the order of docs/endpoints.md ("The order of checks"): the dormant
 rule, ambiguous headers (400), a missing token, a token that is not live, an acting user the host no
 longer knows. Every bad token gets one and the same 401 body, so a client cannot tell an unknown
 token from a disabled, expired, reissued-away or orphaned one.
