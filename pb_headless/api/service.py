@@ -70,7 +70,7 @@ SERVICE = {"/me": me, "/objects": list_objects, "/openapi.json": openapi}
 
 
 def reachable(specs: Iterable[ObjectSpec], principal: Principal) -> list[ObjectSpec]:
-    """Objects the token reaches: it carries the object's read or write scope (docs/errors.md)."""
+    """Objects the token reaches: it carries the object's read or write scope (docs/authentication.md)."""
     return [
         spec
         for spec in specs

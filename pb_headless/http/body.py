@@ -3,7 +3,7 @@
 A client that announces a body and then stalls must cost the API nothing but a coroutine: it holds
 no connection and delays nobody (docs/hardening.md). What went wrong with a body is kept, not raised,
 and answered where the order of checks puts body errors: after the token, object, operation and
-scope checks (docs/errors.md) — except a body that never arrives, which is answered at once with 408.
+scope checks (docs/endpoints.md) — except a body that never arrives, which is answered at once with 408.
 """
 
 from __future__ import annotations

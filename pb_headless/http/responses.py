@@ -1,4 +1,4 @@
-"""JSON answers and the caching rules of docs/errors.md ("Caching"): one renderer for the whole library."""
+"""JSON answers and the caching rules of docs/endpoints.md ("Caching"): one renderer for the whole library."""
 
 from __future__ import annotations
 
