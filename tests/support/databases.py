@@ -62,13 +62,14 @@ def unavailable(kind: str, error: Exception) -> None:
 @contextlib.asynccontextmanager
 async def open_database(kind: str, folder: Path, *, installed: bool = True) -> AsyncIterator[Database]:
     url = url_for(kind, folder)
-    database = Database(url)
-    if kind != "sqlite":
-        try:
+    try:
+        # Inside the try: a missing driver (asyncpg, aiomysql) is as absent as a server that is down.
+        database = Database(url)
+        if kind != "sqlite":
             await _ensure_session_database(kind)
             await drop_everything(url, kind)
-        except Exception as error:  # the server is not there
-            unavailable(kind, error)
+    except Exception as error:
+        unavailable(kind, error)
     await database.connect()
     try:
         if installed:
