@@ -1,10 +1,11 @@
 """Authentication: a request's headers in; the principal it runs as and the registry snapshot out.
 
 One query answers both what every request needs: the shared state version (which snapshot of the
-catalog and settings applies) and the token row. Then, in the order of docs/endpoints.md ("The order of checks"): the dormant
-rule, ambiguous headers (400), a missing token, a token that is not live, an acting user the host no
-longer knows. Every bad token gets one and the same 401 body, so a client cannot tell an unknown
-token from a disabled, expired, reissued-away or orphaned one.
+catalog and settings applies) and the token row (`TokenStore.lookup_with_version`). Then, in the
+order of docs/endpoints.md ("The order of checks"): the dormant rule, ambiguous headers (400), a
+missing token, a token that is not live, an acting user the host no longer knows. Every bad token
+gets one and the same 401 body, so a client cannot tell an unknown token from a disabled, expired,
+reissued-away or orphaned one.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-import sqlalchemy as sa
 from databases import Database
 from starlette.datastructures import Headers
 
@@ -24,9 +24,8 @@ from pb_headless.errors import ApiError, Unauthorized
 from pb_headless.http.calls import maybe_await
 from pb_headless.state import read_version
 from pb_headless.state.snapshot import Snapshot, SnapshotCache
-from pb_headless.tables import state, tokens
-from pb_headless.tokens import TokenInfo, TokenStore, hash_token, is_well_formed
-from pb_headless.tokens.store import LAST_USED_RESOLUTION, token_from_row
+from pb_headless.tokens import TokenInfo, TokenStore, is_well_formed
+from pb_headless.tokens.store import LAST_USED_RESOLUTION
 
 UserLoader = Callable[[str], Any]
 MISSING_TOKEN = "An API token is required: send 'Authorization: Bearer <token>' or 'X-API-Key: <token>'."
@@ -37,13 +36,6 @@ INVALID_TOKEN = "The API token is not valid."
 class Authentication:
     principal: Principal
     snapshot: Snapshot
-
-
-def _version_and_token(token_hash: str) -> sa.Select[Any]:
-    joined = state.outerjoin(tokens, tokens.c.token_hash == token_hash)
-    return (
-        sa.select(state.c.version.label("pb_version"), *tokens.c).select_from(joined).where(state.c.id == 1)
-    )
 
 
 class Authenticator:
@@ -73,7 +65,7 @@ class Authenticator:
     ) -> Authentication:
         """The principal and snapshot; `seen` is told the snapshot before any check can refuse."""
         plain, problem = _token_or_problem(headers)
-        row, version = await self._look_up(plain)
+        version, token = await self._look_up(plain)
         snapshot = await self.snapshots.get(version)
         if seen is not None:
             seen(snapshot)
@@ -85,17 +77,17 @@ class Authenticator:
             raise problem
         if plain is None:
             raise Unauthorized(MISSING_TOKEN)
-        token = _live_token(row, now)
+        if token is None or not token.is_live(now):
+            raise Unauthorized(INVALID_TOKEN)
         user = await self._acting_user(token)
         if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
             await self.tokens.touch(token, now)
         return Authentication(Principal(token, user), snapshot)
 
-    async def _look_up(self, plain: str | None) -> tuple[Any, int]:
-        if plain is None or not is_well_formed(plain):
-            return None, await read_version(self.database)
-        row = await self.database.fetch_one(_version_and_token(hash_token(plain)))
-        return row, int(row._mapping["pb_version"]) if row is not None else 0
+    async def _look_up(self, plain: str | None) -> tuple[int, TokenInfo | None]:
+        if plain is None or not is_well_formed(plain):  # no query for what cannot be a token
+            return await read_version(self.database), None
+        return await self.tokens.lookup_with_version(plain)
 
     async def _acting_user(self, token: TokenInfo) -> Any:
         if token.user_id is None or self.user_loader is None:
@@ -111,12 +103,3 @@ def _token_or_problem(headers: Headers) -> tuple[str | None, ApiError | None]:
         return read_token(headers), None
     except ApiError as problem:
         return None, problem
-
-
-def _live_token(row: Any, now: datetime) -> TokenInfo:
-    if row is None or row._mapping["id"] is None:
-        raise Unauthorized(INVALID_TOKEN)
-    token = token_from_row(row._mapping)
-    if not token.is_live(now):
-        raise Unauthorized(INVALID_TOKEN)
-    return token

@@ -104,8 +104,10 @@ class ApiAuth:
             except ApiError as error:
                 return error_response(error)
             if not isinstance(response, Response):  # Starlette itself would fail later, less clearly
-                raise TypeError(f"{endpoint!r}, guarded by {self!r}, returned {type(response).__name__}: "
-                                "a host endpoint returns a Starlette Response")
+                raise TypeError(
+                    f"{endpoint!r}, guarded by {self!r}, returned {type(response).__name__}: "
+                    "a host endpoint returns a Starlette Response"
+                )
             return response
 
         # Marks the endpoint as guarded, for tools that list a host's routes and what they demand.

@@ -14,7 +14,7 @@ from databases import Database
 from pb_headless.db import as_aware, to_naive_utc, utcnow
 from pb_headless.scopes import is_valid_scope
 from pb_headless.state import bump_version
-from pb_headless.tables import tokens
+from pb_headless.tables import state, tokens
 from pb_headless.tokens.format import display_prefix, generate, hash_token
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
@@ -201,8 +201,18 @@ class TokenStore:
 
     async def lookup(self, plain: str) -> TokenInfo | None:
         """The token a plain value belongs to (live or not), or None."""
-        row = await self.database.fetch_one(tokens.select().where(tokens.c.token_hash == hash_token(plain)))
-        return token_from_row(row._mapping) if row is not None else None
+        return (await self.lookup_with_version(plain))[1]
+
+    async def lookup_with_version(self, plain: str) -> tuple[int, TokenInfo | None]:
+        """The shared state version and the token of a plain value, in one round trip: what every
+        request needs before anything else (the version says which compiled snapshot applies)."""
+        joined = state.outerjoin(tokens, tokens.c.token_hash == hash_token(plain))
+        query = sa.select(state.c.version.label("pb_version"), *tokens.c).select_from(joined)
+        row = await self.database.fetch_one(query.where(state.c.id == 1))
+        if row is None:  # not installed: no version, no token
+            return 0, None
+        found = row._mapping
+        return int(found["pb_version"]), token_from_row(found) if found["id"] is not None else None
 
     async def touch(self, token: TokenInfo, now: datetime | None = None) -> None:
         """Record use, at most once a minute per token (the WHERE keeps concurrent writers to one)."""
