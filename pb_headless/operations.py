@@ -51,16 +51,24 @@ class Operation(StrEnum):
     def allowed_methods(cls, path_kind: PathKind | str, allowed: Iterable[str]) -> tuple[str, ...]:
         """The `Allow` header's methods on a path of this kind, for an object allowing `allowed`."""
         allowed = set(allowed)
-        return tuple(method for operation in cls if operation.path_kind == path_kind and operation in allowed
-                     for method in operation.methods)
+        return tuple(
+            method
+            for operation in cls
+            if operation.path_kind == path_kind and operation in allowed
+            for method in operation.methods
+        )
 
 
 READ_OPERATIONS = frozenset(operation for operation in Operation if operation.scope_kind is ScopeKind.READ)
 WRITE_OPERATIONS = frozenset(Operation) - READ_OPERATIONS
 
 _METHODS = {
-    Operation.LIST: ("GET", "HEAD"), Operation.SHOW: ("GET", "HEAD"), Operation.CREATE: ("POST",),
-    Operation.UPDATE: ("PATCH",), Operation.DELETE: ("DELETE",),
+    Operation.LIST: ("GET", "HEAD"),
+    Operation.SHOW: ("GET", "HEAD"),
+    Operation.CREATE: ("POST",),
+    Operation.UPDATE: ("PATCH",),
+    Operation.DELETE: ("DELETE",),
 }
-_BY_REQUEST = {(operation.path_kind, method): operation for operation in Operation
-               for method in operation.methods}
+_BY_REQUEST: dict[tuple[str, str], Operation] = {
+    (operation.path_kind, method): operation for operation in Operation for method in operation.methods
+}

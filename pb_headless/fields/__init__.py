@@ -10,6 +10,13 @@ from pb_headless.fields.text import InvalidValue
 from pb_headless.fields.values import ConversionError, from_query, json_converter, json_type, json_types
 
 __all__ = [
-    "ColumnDescription", "ConversionError", "FieldKind", "InvalidValue", "describe_column", "from_query",
-    "json_converter", "json_type", "json_types",
+    "ColumnDescription",
+    "ConversionError",
+    "FieldKind",
+    "InvalidValue",
+    "describe_column",
+    "from_query",
+    "json_converter",
+    "json_type",
+    "json_types",
 ]

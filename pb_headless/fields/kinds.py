@@ -47,7 +47,11 @@ _TEXTUAL = frozenset({FieldKind.STRING, FieldKind.UUID, FieldKind.TIME, FieldKin
 
 # Portable ranges: SQLite would take 64 bits in any INTEGER, but PostgreSQL and MySQL would not.
 _INTEGER_RANGES = ((sa.BigInteger, 63), (sa.SmallInteger, 15), (sa.Integer, 31))
-_SIMPLE = {sqltypes.Date: FieldKind.DATE, sqltypes.Time: FieldKind.TIME, sqltypes.JSON: FieldKind.JSON}
+_SIMPLE: dict[Any, FieldKind] = {
+    sqltypes.Date: FieldKind.DATE,
+    sqltypes.Time: FieldKind.TIME,
+    sqltypes.JSON: FieldKind.JSON,
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -129,7 +133,7 @@ def _type_facts(type_: sa.types.TypeEngine[Any]) -> dict[str, Any]:
         return {"kind": FieldKind.DECIMAL, "precision": type_.precision, "scale": scale}
     if isinstance(type_, sa.DateTime):
         return {"kind": FieldKind.DATETIME, "timezone": bool(type_.timezone)}
-    return {"kind": _SIMPLE.get(type_._type_affinity, FieldKind.OTHER)}  # type: ignore[call-overload]
+    return {"kind": _SIMPLE.get(type_._type_affinity, FieldKind.OTHER)}
 
 
 def _is_mariadb_boolean(type_: sa.types.TypeEngine[Any]) -> bool:

@@ -26,7 +26,9 @@ DECIMAL_TEXT = re.compile(r"[+-]?(?:[0-9]+(?:\.[0-9]*)?|\.[0-9]+)", re.ASCII)
 FLOAT_TEXT = re.compile(DECIMAL_TEXT.pattern + r"(?:[eE][+-]?[0-9]{1,3})?", re.ASCII)
 DATE_TEXT = re.compile(r"[0-9]{4}-[0-9]{2}-[0-9]{2}", re.ASCII)
 TIME_TEXT = re.compile(r"([01][0-9]|2[0-3]):([0-5][0-9])(?::([0-5][0-9])(?:\.([0-9]+))?)?", re.ASCII)
-UUID_TEXT = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.ASCII | re.IGNORECASE)
+UUID_TEXT = re.compile(
+    r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}", re.ASCII | re.IGNORECASE
+)
 # ISO 8601's extended form (what RFC 3339 and OpenAPI's `date-time` mean), seconds and offset optional.
 DATETIME_TEXT = re.compile(
     r"(?P<date>[0-9]{4}-[0-9]{2}-[0-9]{2})"
@@ -100,9 +102,14 @@ def parse_datetime(text: str) -> dt.datetime:
     try:
         day = dt.date.fromisoformat(parts["date"])
         moment = dt.datetime(
-            day.year, day.month, day.day,
-            int(parts["hour"] or 0), int(parts["minute"] or 0), int(parts["second"] or 0),
-            _microseconds(parts["fraction"]), tzinfo=_offset(parts["offset"]),
+            day.year,
+            day.month,
+            day.day,
+            int(parts["hour"] or 0),
+            int(parts["minute"] or 0),
+            int(parts["second"] or 0),
+            _microseconds(parts["fraction"]),
+            tzinfo=_offset(parts["offset"]),
         )
         # Always UTC: SQLite's DATETIME drops the offset, which would shift the instant.
         return moment.astimezone(dt.UTC)

@@ -44,8 +44,10 @@ _JSON_TYPES: dict[FieldKind, frozenset[str]] = {
     FieldKind.FLOAT: NUMBER,
     FieldKind.DECIMAL: NUMBER | {STRING},  # "19.99" keeps every digit a JSON number might lose
     FieldKind.BOOLEAN: frozenset({BOOLEAN}),
-    **dict.fromkeys((FieldKind.STRING, FieldKind.DATE, FieldKind.DATETIME, FieldKind.TIME, FieldKind.UUID),
-                    frozenset({STRING})),
+    **dict.fromkeys(
+        (FieldKind.STRING, FieldKind.DATE, FieldKind.DATETIME, FieldKind.TIME, FieldKind.UUID),
+        frozenset({STRING}),
+    ),
     FieldKind.JSON: ANY_JSON,
     FieldKind.OTHER: ANY_JSON,
 }
@@ -69,6 +71,7 @@ class ConversionError(InvalidValue):
 
 
 # -- query-string text ----------------------------------------------------------------------------------
+
 
 def from_query(description: ColumnDescription, text: str) -> Any:
     """The value of query text for a column of this description (a datetime is aware, in UTC)."""
@@ -111,12 +114,17 @@ def _query_datetime(text: str) -> Any:
 
 _QUERY_PARSERS: dict[FieldKind, Callable[[str], Any]] = {
     # A query string has only text: a boolean is also `1` or `0` there.
-    FieldKind.INTEGER: parse_integer, FieldKind.FLOAT: parse_float, FieldKind.DECIMAL: parse_decimal,
-    FieldKind.BOOLEAN: parse_flag, FieldKind.DATE: parse_date, FieldKind.DATETIME: _query_datetime,
+    FieldKind.INTEGER: parse_integer,
+    FieldKind.FLOAT: parse_float,
+    FieldKind.DECIMAL: parse_decimal,
+    FieldKind.BOOLEAN: parse_flag,
+    FieldKind.DATE: parse_date,
+    FieldKind.DATETIME: _query_datetime,
 }
 
 
 # -- JSON body values -----------------------------------------------------------------------------------
+
 
 def json_type(value: object) -> str | None:
     """The JSON type of a parsed value; None for what JSON cannot carry (and for null)."""

@@ -232,7 +232,8 @@ def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tupl
     order: dict[str, Ordering] = {}
     for item in items:
         field = spec.fields.get(item.name)
-        if field is None or item.name not in spec.sortable or not field.kind.is_comparable or item.name in order:
+        if (field is None or item.name not in spec.sortable or not field.kind.is_comparable
+                or item.name in order):
             # JSON has no ordering on PostgreSQL; a repeated field cannot sort twice.
             notes.ignore(item.position, item.written)
         else:

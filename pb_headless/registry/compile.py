@@ -7,13 +7,13 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from pb_headless.fields import FieldKind, describe_column
 from pb_headless.registry.declaration import (
     Declaration,
     DeclarationError,
     check_columns,
     compile_declared_rules,
 )
-from pb_headless.fields import FieldKind, describe_column
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 PUBLISHED_COLUMN = "published"
@@ -55,7 +55,8 @@ def attach_relations(spec: ObjectSpec, declaration: Declaration, by_table: Mappi
         published = table.c.get(PUBLISHED_COLUMN)
         relations[relation.name] = RelationSpec(
             name=relation.name, many=many, table=table, local=local, remote=remote, fields=fields,
-            published=published if published is not None and describe_column(published).kind is FieldKind.BOOLEAN else None,
+            published=(published if published is not None
+                       and describe_column(published).kind is FieldKind.BOOLEAN else None),
         )
     object.__setattr__(spec, "relations", relations)
     return spec

@@ -88,6 +88,12 @@ class ObjectSpec:
 # The kind names this module used to define, until pb_headless.openapi reads `FieldKind` itself.
 # Remove them then; new code imports `FieldKind` from `pb_headless.fields`.
 INTEGER, NUMBER, DECIMAL, BOOLEAN, STRING, DATE, DATETIME, JSON = (
-    FieldKind.INTEGER, FieldKind.FLOAT, FieldKind.DECIMAL, FieldKind.BOOLEAN, FieldKind.STRING,
-    FieldKind.DATE, FieldKind.DATETIME, FieldKind.JSON,
+    FieldKind.INTEGER,
+    FieldKind.FLOAT,
+    FieldKind.DECIMAL,
+    FieldKind.BOOLEAN,
+    FieldKind.STRING,
+    FieldKind.DATE,
+    FieldKind.DATETIME,
+    FieldKind.JSON,
 )

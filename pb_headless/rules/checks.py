@@ -9,7 +9,14 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 from urllib.parse import urlsplit
 
-from pb_headless.fields import ColumnDescription, FieldKind, InvalidValue, json_converter, json_type, json_types
+from pb_headless.fields import (
+    ColumnDescription,
+    FieldKind,
+    InvalidValue,
+    json_converter,
+    json_type,
+    json_types,
+)
 from pb_headless.fields.text import UUID_TEXT, parse_date
 from pb_headless.rules.grammar import SIZE_RULES, Rule
 from pb_headless.rules.messages import message, size_message

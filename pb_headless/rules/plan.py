@@ -23,7 +23,9 @@ _FITS: dict[str, frozenset[str] | None] = {
     "required": None,
     "nullable": None,
     "unique": None,
-    "string": frozenset({FieldKind.STRING, FieldKind.JSON, FieldKind.UUID, FieldKind.DATE, FieldKind.DATETIME, FieldKind.TIME}),
+    "string": frozenset(
+        {FieldKind.STRING, FieldKind.JSON, FieldKind.UUID, FieldKind.DATE, FieldKind.DATETIME, FieldKind.TIME}
+    ),
     "integer": _NUMERIC_KINDS | {FieldKind.JSON},
     "numeric": _NUMERIC_KINDS | {FieldKind.JSON},
     "boolean": frozenset({FieldKind.BOOLEAN, FieldKind.JSON}),
@@ -124,8 +126,7 @@ def _check_fit(ref: FieldRef, rule: Rule, column: ColumnDescription, type_name: 
         raise ref.error(f"rule {rule.text!r}: a length or a count is a whole number, 0 or more")
 
 
-def _options(ref: FieldRef, column: ColumnDescription,
-             rules: tuple[Rule, ...]) -> tuple[tuple | None, tuple]:
+def _options(ref: FieldRef, column: ColumnDescription, rules: tuple[Rule, ...]) -> tuple[tuple | None, tuple]:
     """The values `in` rules (and an Enum column) admit, in order, and those `not_in` rules refuse."""
     allowed: list[object] | None = list(column.choices) if column.choices is not None else None
     forbidden: list[object] = []

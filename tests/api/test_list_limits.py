@@ -24,8 +24,9 @@ async def reader(demo):
 
 
 async def listing(host, pairs: list[tuple[str, str]], status: int) -> dict:
-    response = await host.client.get(API, params=[*pairs, ("fields", "id"), ("limit", "6")],
-                                     headers=host.headers)
+    response = await host.client.get(
+        API, params=[*pairs, ("fields", "id"), ("limit", "6")], headers=host.headers
+    )
     assert response.status_code == status, response.text[:500]
     return response.json()
 
@@ -40,11 +41,21 @@ async def refused_long(host, pairs: list[tuple[str, str]]) -> dict:
     """Like `refused`, for a query string longer than httpx lets a client build: straight through ASGI."""
     messages: list[dict] = []
     scope = {
-        "type": "http", "asgi": {"version": "3.0"}, "http_version": "1.1", "method": "GET", "scheme": "http",
-        "path": API, "raw_path": API.encode(), "root_path": "", "query_string": urlencode(pairs).encode(),
-        "headers": [(b"host", b"testserver"),
-                    *((key.lower().encode(), value.encode()) for key, value in host.headers.items())],
-        "client": ("203.0.113.7", 50000), "server": ("testserver", 80),
+        "type": "http",
+        "asgi": {"version": "3.0"},
+        "http_version": "1.1",
+        "method": "GET",
+        "scheme": "http",
+        "path": API,
+        "raw_path": API.encode(),
+        "root_path": "",
+        "query_string": urlencode(pairs).encode(),
+        "headers": [
+            (b"host", b"testserver"),
+            *((key.lower().encode(), value.encode()) for key, value in host.headers.items()),
+        ],
+        "client": ("203.0.113.7", 50000),
+        "server": ("testserver", 80),
     }
 
     async def receive() -> dict:
@@ -78,36 +89,42 @@ async def test_a_search_of_twenty_words_answers_and_twenty_one_is_refused(reader
     assert len(set(TWENTY_WORDS.split())) == 20
     assert await ids(reader, [("search", TWENTY_WORDS)]) == [6]
     assert await refused(reader, [("search", f"{TWENTY_WORDS} amet")]) == {
-        "search": ["must have at most 20 different words"]}
+        "search": ["must have at most 20 different words"]
+    }
 
 
 async def test_997_search_words_are_refused_not_a_server_error(reader):
     details = await refused(reader, [("search", " ".join(f"w{number}" for number in range(997)))])
     assert details == {"search": ["must be at most 500 characters"]}
-    details = await refused(reader, [("search", " ".join("ab"[number % 2] * (1 + number // 2)
-                                                         for number in range(30)))])
+    details = await refused(
+        reader, [("search", " ".join("ab"[number % 2] * (1 + number // 2) for number in range(30)))]
+    )
     assert details == {"search": ["must have at most 20 different words"]}
 
 
 async def test_a_search_value_of_500_characters_answers_and_501_is_refused(reader):
     assert await ids(reader, [("search", "lorem" + " " * 495)]) == [6]
     assert await refused(reader, [("search", "lorem" + " " * 496)]) == {
-        "search": ["must be at most 500 characters"]}
+        "search": ["must be at most 500 characters"]
+    }
 
 
 async def test_a_like_value_of_500_characters_answers_and_50000_are_refused(reader):
     assert await ids(reader, [("filter[title][like]", "ё" * 500)]) == []
     assert await refused(reader, [("filter[title][like]", "ё" * 501)]) == {
-        "filter[title][like]": ["must be at most 500 characters"]}
+        "filter[title][like]": ["must be at most 500 characters"]
+    }
     assert await refused_long(reader, [("filter[title][like]", "%" * 50_000)]) == {
-        "filter[title][like]": ["must be at most 500 characters"]}
+        "filter[title][like]": ["must be at most 500 characters"]
+    }
 
 
 async def test_fifty_filter_conditions_answer_and_fifty_one_are_refused(reader):
     fifty = [("filter[views][gte]", str(number)) for number in range(50)]
     assert await ids(reader, fifty) == [6, 7]
     assert await refused(reader, [*fifty, ("filter[title][ne]", "x")]) == {
-        "filter": ["must have at most 50 conditions"]}
+        "filter": ["must have at most 50 conditions"]
+    }
 
 
 async def test_998_filters_are_refused_not_a_server_error(reader):
@@ -125,7 +142,8 @@ async def test_2000_bound_values_answer_and_one_more_is_refused(reader):
     twenty_lists = [("filter[id][in]", numbers(1, 100))] * 20
     assert await ids(reader, twenty_lists) == [1, 2, 3, 4, 6, 7]
     assert await refused(reader, [*twenty_lists, ("search", "hello")]) == {
-        "filter": ["must have at most 2000 values in all"]}
+        "filter": ["must have at most 2000 values in all"]
+    }
 
 
 async def test_330_in_lists_are_refused_not_a_server_error(reader):
@@ -136,8 +154,12 @@ async def test_330_in_lists_are_refused_not_a_server_error(reader):
 
 
 async def test_every_bound_that_is_passed_is_named_at_once(reader):
-    details = await refused(reader, [("search", "x" * 501), ("filter[title][like]", "y" * 501),
-                                     ("filter[id][in]", numbers(0, 101))])
-    assert details == {"filter[title][like]": ["must be at most 500 characters"],
-                       "filter[id][in]": ["must have at most 100 values"],
-                       "search": ["must be at most 500 characters"]}
+    details = await refused(
+        reader,
+        [("search", "x" * 501), ("filter[title][like]", "y" * 501), ("filter[id][in]", numbers(0, 101))],
+    )
+    assert details == {
+        "filter[title][like]": ["must be at most 500 characters"],
+        "filter[id][in]": ["must have at most 100 values"],
+        "search": ["must be at most 500 characters"],
+    }

@@ -10,8 +10,8 @@ def test_operations_compare_equal_to_their_declaration_names() -> None:
 
 
 def test_list_and_show_need_the_read_scope_and_the_rest_the_write_scope() -> None:
-    assert READ_OPERATIONS == {Operation.LIST, Operation.SHOW}
-    assert WRITE_OPERATIONS == {Operation.CREATE, Operation.UPDATE, Operation.DELETE}
+    assert {Operation.LIST, Operation.SHOW} == READ_OPERATIONS
+    assert {Operation.CREATE, Operation.UPDATE, Operation.DELETE} == WRITE_OPERATIONS
     assert {operation.scope_kind for operation in WRITE_OPERATIONS} == {ScopeKind.WRITE}
 
 

@@ -36,6 +36,7 @@ def from_json(type_: sa.types.TypeEngine, value: object) -> object:
 
 # -- one grammar -------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("text", ["19.99", "+1", ".5", "1.", "-0.25", "1e3", "abc", " 1", ".", ""])
 def test_a_decimal_text_reads_alike_in_a_query_string_and_in_a_json_body(text: str) -> None:
     def outcome(read):
@@ -58,7 +59,8 @@ def test_a_datetime_text_reads_alike_in_a_query_string_and_in_a_json_body(text: 
             return "refused"
 
     assert outcome(lambda: from_query(column(sa.DateTime(timezone=True)), text)) == outcome(
-        lambda: from_json(sa.DateTime(timezone=True), text))
+        lambda: from_json(sa.DateTime(timezone=True), text)
+    )
 
 
 def test_a_uuid_reads_alike_in_a_query_string_and_in_a_json_body() -> None:
@@ -72,6 +74,7 @@ def test_a_uuid_reads_alike_in_a_query_string_and_in_a_json_body() -> None:
 
 
 # -- deliberate differences --------------------------------------------------------------------------
+
 
 def test_a_query_boolean_is_also_1_or_0_but_a_json_boolean_is_only_true_or_false() -> None:
     assert from_query(column(sa.Boolean()), "1") is True
@@ -98,8 +101,9 @@ def test_query_text_is_trimmed_and_json_text_is_not() -> None:
 
 
 def test_a_query_datetime_reads_a_space_before_the_offset_as_the_plus_it_was() -> None:
-    assert from_query(column(sa.DateTime()), "2024-05-01T10:00:00 02:00") == dt.datetime(2024, 5, 1, 8,
-                                                                                          tzinfo=UTC)
+    assert from_query(column(sa.DateTime()), "2024-05-01T10:00:00 02:00") == dt.datetime(
+        2024, 5, 1, 8, tzinfo=UTC
+    )
     with pytest.raises(InvalidValue):
         from_json(sa.DateTime(), "2024-05-01T10:00:00 02:00")
 
@@ -120,13 +124,19 @@ def test_a_json_decimal_keeps_the_digits_of_a_float_and_refuses_nan() -> None:
 
 # -- query messages ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize(("type_", "message"), [
-    (sa.Integer(), "must be an integer"), (sa.Float(), "must be a number"),
-    (sa.Numeric(10, 2), "must be a number"), (sa.Boolean(), "must be true, false, 1 or 0"),
-    (sa.Date(), "must be a date (YYYY-MM-DD)"),
-    (sa.DateTime(), "must be a date-time (ISO 8601, e.g. 2024-05-01T12:00:00+00:00)"),
-    (sa.Uuid(), "must be a UUID"),
-])
+
+@pytest.mark.parametrize(
+    ("type_", "message"),
+    [
+        (sa.Integer(), "must be an integer"),
+        (sa.Float(), "must be a number"),
+        (sa.Numeric(10, 2), "must be a number"),
+        (sa.Boolean(), "must be true, false, 1 or 0"),
+        (sa.Date(), "must be a date (YYYY-MM-DD)"),
+        (sa.DateTime(), "must be a date-time (ISO 8601, e.g. 2024-05-01T12:00:00+00:00)"),
+        (sa.Uuid(), "must be a UUID"),
+    ],
+)
 def test_a_query_value_that_does_not_convert_says_what_it_must_be(type_, message: str) -> None:
     with pytest.raises(ConversionError) as raised:
         from_query(column(type_), "nonsense")

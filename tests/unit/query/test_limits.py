@@ -30,7 +30,12 @@ def numbers(count: int) -> str:
 
 def test_the_bounds_are_those_the_documentation_states() -> None:
     assert (MAX_SEARCH_TERMS, MAX_FILTER_CONDITIONS, MAX_TEXT_LENGTH, MAX_LIST_VALUES, MAX_BOUND_VALUES) == (
-        20, 50, 500, 100, 2000)
+        20,
+        50,
+        500,
+        100,
+        2000,
+    )
 
 
 def test_a_search_of_twenty_words_plans_and_one_more_is_refused(article_spec: ObjectSpec) -> None:
@@ -43,7 +48,8 @@ def test_search_words_are_counted_once_across_repeated_search_parameters(article
     result = plan(article_spec, ("search", words(20)), ("search", words(20)), ("search", "w0 w0"))
     assert (len(result.search), result.details) == (20, {})
     assert plan(article_spec, ("search", words(15)), ("search", "x1 x2 x3 x4 x5 x6")).details == {
-        "search": ["must have at most 20 different words"]}
+        "search": ["must have at most 20 different words"]
+    }
 
 
 def test_a_search_value_of_500_characters_plans_and_one_more_is_refused(article_spec: ObjectSpec) -> None:
@@ -54,7 +60,8 @@ def test_a_search_value_of_500_characters_plans_and_one_more_is_refused(article_
 def test_a_like_value_of_500_characters_plans_and_one_more_is_refused(article_spec: ObjectSpec) -> None:
     assert plan(article_spec, ("filter[title][like]", "é" * 500)).details == {}
     assert plan(article_spec, ("filter[title][like]", "é" * 501)).details == {
-        "filter[title][like]": ["must be at most 500 characters"]}
+        "filter[title][like]": ["must be at most 500 characters"]
+    }
 
 
 def test_fifty_filter_conditions_plan_and_one_more_is_refused_keyed_filter(article_spec: ObjectSpec) -> None:
@@ -74,16 +81,19 @@ def test_ignored_filters_do_not_count_towards_the_conditions(article_spec: Objec
 def test_an_in_list_of_100_values_plans_and_one_more_is_refused(article_spec: ObjectSpec) -> None:
     assert plan(article_spec, ("filter[id][in]", numbers(100))).details == {}
     assert plan(article_spec, ("filter[id][nin]", numbers(101))).details == {
-        "filter[id][nin]": ["must have at most 100 values"]}
+        "filter[id][nin]": ["must have at most 100 values"]
+    }
 
 
 def test_2000_bound_values_plan_and_one_more_is_refused(article_spec: ObjectSpec) -> None:
     lists = [("filter[id][in]", numbers(100))] * 20
     assert plan(article_spec, *lists).details == {}
     assert plan(article_spec, *lists, ("search", "one")).details == {
-        "filter": ["must have at most 2000 values in all"]}
+        "filter": ["must have at most 2000 values in all"]
+    }
     assert plan(article_spec, *lists, ("filter[views]", "1")).details == {
-        "filter": ["must have at most 2000 values in all"]}
+        "filter": ["must have at most 2000 values in all"]
+    }
 
 
 @pytest.mark.parametrize(("key", "value"), [("filter[views][null]", "true"), ("filter[id][between]", "1,2")])
@@ -91,4 +101,5 @@ def test_null_binds_no_value_and_between_two(article_spec: ObjectSpec, key: str,
     lists = [("filter[id][in]", numbers(100))] * 19 + [("filter[id][in]", numbers(98))]
     assert plan(article_spec, *lists, (key, value)).details == {}
     assert bool(plan(article_spec, *lists, ("filter[title]", "x"), (key, value)).details) == (
-        key == "filter[id][between]")
+        key == "filter[id][between]"
+    )

@@ -13,7 +13,7 @@ def test_operators_are_in_documentation_order_and_compare_equal_to_their_names()
 
 
 def test_in_nin_and_between_take_lists_and_only_null_takes_a_flag() -> None:
-    assert LIST_OPERATORS == {Operator.IN, Operator.NIN, Operator.BETWEEN}
+    assert {Operator.IN, Operator.NIN, Operator.BETWEEN} == LIST_OPERATORS
     assert [operator for operator in Operator if operator.takes_flag] == [Operator.NULL]
 
 
@@ -22,12 +22,23 @@ def test_like_applies_to_what_a_query_reads_as_text(kind: FieldKind) -> None:
     assert Operator.LIKE.applies_to(kind)
 
 
-@pytest.mark.parametrize("kind", [FieldKind.INTEGER, FieldKind.FLOAT, FieldKind.DECIMAL, FieldKind.BOOLEAN,
-                                  FieldKind.DATE, FieldKind.DATETIME])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        FieldKind.INTEGER,
+        FieldKind.FLOAT,
+        FieldKind.DECIMAL,
+        FieldKind.BOOLEAN,
+        FieldKind.DATE,
+        FieldKind.DATETIME,
+    ],
+)
 def test_like_does_not_apply_to_numbers_booleans_or_dates_but_every_other_operator_does(
-        kind: FieldKind) -> None:
+    kind: FieldKind,
+) -> None:
     assert [operator for operator in Operator if operator.applies_to(kind)] == [
-        operator for operator in Operator if operator is not Operator.LIKE]
+        operator for operator in Operator if operator is not Operator.LIKE
+    ]
 
 
 def test_no_operator_applies_to_json() -> None:
