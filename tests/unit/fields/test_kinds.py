@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import ast
+from pathlib import Path
+
+import pytest
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql, postgresql
 
+import pb_headless.fields as fields_package
 from pb_headless.fields import FieldKind, describe_column
 
 
@@ -126,3 +131,14 @@ def test_a_column_on_a_table_is_described_once_and_the_same_description_is_share
         sa.Column("price", sa.Numeric(10, 2)),
     )
     assert describe_column(table.c.price) is describe_column(table.c.price)
+
+
+@pytest.mark.parametrize("module", ["kinds", "text", "values"])
+def test_the_fields_package_does_no_io_and_knows_no_http_nor_the_rest_of_the_library(module: str) -> None:
+    source = Path(fields_package.__file__).with_name(f"{module}.py").read_text()
+    nodes = list(ast.walk(ast.parse(source)))
+    imported = {alias.name for node in nodes if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module or "" for node in nodes if isinstance(node, ast.ImportFrom)}
+    ours = {name for name in imported if name.startswith("pb_headless")}
+    assert ours <= {"pb_headless.fields.kinds", "pb_headless.fields.text"}
+    assert not {name.split(".")[0] for name in imported} & {"starlette", "databases", "asyncio", "socket"}

@@ -308,7 +308,7 @@ def test_plans_are_frozen_values(article_spec: ObjectSpec) -> None:
         result.limit = 5  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("module", ["grammar", "conversion", "planner"])
+@pytest.mark.parametrize("module", ["grammar", "operators", "conversion", "planner", "limits"])
 def test_the_parse_and_plan_stages_do_no_io_and_know_no_http(module: str) -> None:
     source = Path(query_package.__file__).with_name(f"{module}.py").read_text()
     nodes = list(ast.walk(ast.parse(source)))
