@@ -2,7 +2,11 @@
 
 Pure like the grammar: no I/O and no SQL statements, only `FieldSpec`/`RelationSpec` references and
 converted Python values. A plan whose `details` is not empty must not run; the caller answers 422
-(`ValidationFailed(plan.details)`).
+(`ValidationFailed(plan.details)`). Values that do not convert and queries past the bounds of
+`pb_headless.query.limits` end up there, before any SQL is built.
+
+`filter_operators` and `sortable_fields` say what the planner lets a client use, for the documents
+(`GET /objects`, OpenAPI) to state without restating the rules.
 """
 
 from __future__ import annotations
