@@ -5,8 +5,8 @@ converted Python values. A plan whose `details` is not empty must not run; the c
 (`ValidationFailed(plan.details)`). Values that do not convert and queries past the bounds of
 `pb_headless.query.limits` end up there, before any SQL is built.
 
-`filter_operators` and `sortable_fields` say what the planner lets a client use, for the documents
-(`GET /objects`, OpenAPI) to state without restating the rules.
+`filter_operators` and `sortable_fields` say what the planner lets a client use, so that the OpenAPI
+document states it without restating the rules.
 """
 
 from __future__ import annotations
