@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
 from pb_headless.query.conversion import ConversionError, as_flag, convert, literal_text
 from pb_headless.query.grammar import FilterTerm, ListItem, ParsedQuery, SearchText
@@ -27,8 +28,8 @@ from pb_headless.query.operators import Operator
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 __all__ = [
-    "MAX_LIST_VALUES", "Condition", "ListPlan", "Ordering", "ShowPlan", "filter_operators", "plan_list",
-    "plan_show", "sortable_fields",
+    "MAX_LIST_VALUES", "Condition", "ListPlan", "Ordering", "ShowPlan", "filter_operators", "most_conditions",
+    "plan_list", "plan_show", "sortable_fields",
 ]
 
 
@@ -153,11 +154,27 @@ def sortable_fields(spec: ObjectSpec) -> tuple[str, ...]:
                  if name in spec.sortable and field.kind.is_comparable)
 
 
+def most_conditions(spec: ObjectSpec) -> int:
+    """The most filter conditions one list request may have: `MAX_FILTER_CONDITIONS`, or, for an object
+    offering more filter parameters than that, one per parameter (`filter[f]` and each `filter[f][op]`),
+    so that a request using every documented parameter once is always answered."""
+    most = _most_conditions.get(spec)
+    if most is None:
+        offered = sum(1 + len(operators) for operators in filter_operators(spec).values())
+        most = _most_conditions[spec] = max(MAX_FILTER_CONDITIONS, offered)
+    return most
+
+
+# Specs are frozen and rebuilt with each registry version; the count goes away with its spec.
+_most_conditions: WeakKeyDictionary[ObjectSpec, int] = WeakKeyDictionary()
+
+
 def _conditions(spec: ObjectSpec, terms: tuple[FilterTerm, ...], notes: _Notes) -> tuple[Condition, ...]:
     applicable = [term for term in terms if _applies(spec, term, notes)]
-    if len(applicable) > MAX_FILTER_CONDITIONS:
+    most = most_conditions(spec)
+    if len(applicable) > most:
         # Refused before any value is converted: the count alone is the client's mistake.
-        notes.fail("filter", f"must have at most {MAX_FILTER_CONDITIONS} conditions")
+        notes.fail("filter", f"must have at most {most} conditions")
         return ()
     return tuple(condition for term in applicable if (condition := _condition(spec, term, notes)) is not None)
 

@@ -13,12 +13,27 @@ from urllib.parse import urlencode
 
 import pytest
 
+from pb_headless import ApiRegistry
+from tests.support.demo import DECLARATIONS, create_demo
+
 API = "/api/pb/v1/objects/articles"
 INVALID = "validation_failed"
 
 
 @pytest.fixture
-async def reader(demo):
+async def reader(database, host_factory):
+    """The demo's articles, filterable on three fields: 34 filter parameters, so the bound is 50."""
+    await create_demo(database)
+    registry = ApiRegistry()
+    registry.register("articles", {**DECLARATIONS["articles"], "filterable": ["id", "title", "views"]})
+    host = await host_factory(database, registry)
+    host.headers = host.auth(await host.token("articles.read"))
+    return host
+
+
+@pytest.fixture
+async def demo_reader(demo):
+    """The demo's articles as declared: ten filterable fields, 112 filter parameters."""
     demo.headers = demo.auth(await demo.token("articles.read"))
     return demo
 
@@ -130,6 +145,18 @@ async def test_fifty_filter_conditions_answer_and_fifty_one_are_refused(reader):
 async def test_998_filters_are_refused_not_a_server_error(reader):
     details = await refused(reader, [("filter[views][gte]", str(number)) for number in range(998)])
     assert details == {"filter": ["must have at most 50 conditions"]}
+
+
+async def test_an_object_offering_more_filter_parameters_than_fifty_takes_one_condition_per_parameter(
+    demo_reader,
+):
+    conditions = [("filter[views][gte]", str(number)) for number in range(112)]
+    assert await ids(demo_reader, conditions) == []
+    details = await refused(demo_reader, [("filter[views][gte]", str(number)) for number in range(998)])
+    assert details == {"filter": ["must have at most 112 conditions"]}
+    assert await refused(demo_reader, [*conditions, ("filter[id][ne]", "1")]) == {
+        "filter": ["must have at most 112 conditions"]
+    }
 
 
 async def test_an_in_list_of_100_values_answers_and_101_is_refused(reader):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from pb_headless.query.grammar import parse_query
@@ -12,7 +14,8 @@ from pb_headless.query.limits import (
     MAX_SEARCH_TERMS,
     MAX_TEXT_LENGTH,
 )
-from pb_headless.query.planner import ListPlan, plan_list
+from pb_headless.query.operators import Operator
+from pb_headless.query.planner import ListPlan, filter_operators, most_conditions, plan_list
 from pb_headless.registry.spec import ObjectSpec
 
 
@@ -64,16 +67,43 @@ def test_a_like_value_of_500_characters_plans_and_one_more_is_refused(article_sp
     }
 
 
-def test_fifty_filter_conditions_plan_and_one_more_is_refused_keyed_filter(article_spec: ObjectSpec) -> None:
+def test_fifty_filter_conditions_plan_and_one_more_is_refused_keyed_filter(
+    make_spec: Callable[..., ObjectSpec],
+) -> None:
+    spec = make_spec(filterable=["id", "title", "views"])
     pairs = [("filter[views][gte]", str(number)) for number in range(50)]
-    assert len(plan(article_spec, *pairs).conditions) == 50
-    refused = plan(article_spec, *pairs, ("filter[title]", "x"))
+    assert len(plan(spec, *pairs).conditions) == 50
+    refused = plan(spec, *pairs, ("filter[title]", "x"))
     assert (refused.conditions, refused.details) == ((), {"filter": ["must have at most 50 conditions"]})
 
 
-def test_ignored_filters_do_not_count_towards_the_conditions(article_spec: ObjectSpec) -> None:
+def test_an_object_offering_more_filter_parameters_takes_one_condition_per_parameter(
+    article_spec: ObjectSpec,
+) -> None:
+    # Seven fields of ten operators and two text fields of eleven, each also as bare `filter[f]`.
+    assert most_conditions(article_spec) == 7 * 11 + 2 * 12
+    every_parameter = [
+        (f"filter[{name}][{operator}]" if operator else f"filter[{name}]", _value(operator))
+        for name, operators in filter_operators(article_spec).items()
+        for operator in (None, *operators)
+    ]
+    assert len(every_parameter) == 101
+    assert "filter" not in plan(article_spec, *every_parameter).details  # other values may not convert
+    assert plan(article_spec, *every_parameter, ("filter[id]", "1")).details == {
+        "filter": ["must have at most 101 conditions"]
+    }
+
+
+def _value(operator: Operator | None) -> str:
+    if operator is Operator.NULL:
+        return "false"
+    return "1,2" if operator is not None and operator.takes_list else "1"
+
+
+def test_ignored_filters_do_not_count_towards_the_conditions(make_spec: Callable[..., ObjectSpec]) -> None:
+    spec = make_spec(filterable=["id", "title", "views"])
     pairs = [("filter[views][gte]", "1")] * 50 + [("filter[secret]", "x")] * 30
-    result = plan(article_spec, *pairs)
+    result = plan(spec, *pairs)
     assert (len(result.conditions), result.details) == (50, {})
     assert result.ignored == ("filter[secret]",)
 
