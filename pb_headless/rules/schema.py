@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from decimal import Decimal
 
 from pb_headless.fields import ColumnDescription, FieldKind
-from pb_headless.fields.text import DECIMAL_TEXT, TIME_TEXT
+from pb_headless.fields.text import TIME_TEXT
 from pb_headless.fields.values import ARRAY, BOOLEAN, FRACTION, INTEGER, OBJECT, STRING
 from pb_headless.rules.grammar import SIZE_RULES, Rule
 from pb_headless.rules.plan import FieldPlan
@@ -78,16 +78,19 @@ def _kind_keywords(schema: dict, column: ColumnDescription) -> None:
 
 
 def _decimal_keywords(schema: dict, column: ColumnDescription) -> None:
-    """A Numeric column takes a number or a numeric string (`DECIMAL_TEXT`: `+1`, `.5` and `1.` too);
-    the pattern bounds the string form's digits."""
+    """A Numeric column takes a number or a numeric string; the pattern bounds the string form's digits.
+
+    The pattern states the plain spelling (`-19.99`); the validator also reads `+1`, `.5` and `1.`
+    (`pb_headless.fields.text.DECIMAL_TEXT`, the grammar query strings share), which the document
+    does not advertise: what it admits is accepted, and no client needs the other spellings.
+    """
     precision, scale, largest = column.precision, column.scale or 0, column.largest_decimal
     if precision is None or largest is None:
-        _put(schema, "pattern", f"^{DECIMAL_TEXT.pattern}$")
+        _put(schema, "pattern", "^-?[0-9]+(\\.[0-9]+)?$")
         return
     whole = f"0*[0-9]{{1,{precision - scale}}}" if precision > scale else "0+"
-    # Digits past the scale may only be zeros; a fraction alone (`.5`) needs one digit at least.
-    fraction, bare = (f"[0-9]{{0,{scale}}}0*", f"\\.[0-9]{{1,{scale}}}0*") if scale else ("0*", "\\.0+")
-    _put(schema, "pattern", f"^[+-]?(?:{whole}(?:\\.{fraction})?|{bare})$")
+    fraction = f"(\\.[0-9]{{1,{scale}}}0*)?" if scale else "(\\.0+)?"
+    _put(schema, "pattern", f"^-?{whole}{fraction}$")
     _bound(schema, "minimum", _json_number(largest.copy_negate()), upper=False)
     _bound(schema, "maximum", _json_number(largest), upper=True)
 
