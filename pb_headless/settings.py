@@ -8,12 +8,14 @@ from databases import Database
 from pb_headless.state import bump_version
 from pb_headless.tables import settings as settings_table
 
-TRUE_WORDS = frozenset({"1", "true", "yes", "on"})
+# Settings are typed by people in an admin form or a shell, so they read `yes`/`on` too; a query
+# string's booleans are stricter (`pb_headless.fields.text.FLAG_TRUE_WORDS`: only `true|1`).
+SETTING_ON_WORDS = frozenset({"1", "true", "yes", "on"})
 
 
 def is_on(value: str | None) -> bool:
     """Boolean settings read `1|true|yes|on` (any case) as on; anything else, or missing, is off."""
-    return value is not None and value.strip().lower() in TRUE_WORDS
+    return value is not None and value.strip().lower() in SETTING_ON_WORDS
 
 
 class SettingsStore:

@@ -15,15 +15,17 @@ from weakref import WeakKeyDictionary
 import sqlalchemy as sa
 
 from pb_headless.db import casefold
+from pb_headless.fields import FieldKind
+from pb_headless.query.operators import Operator
 from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan
-from pb_headless.registry.spec import DATETIME, INTEGER, NUMBER, STRING, FieldSpec, ObjectSpec, RelationSpec
+from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 # Not a backslash: MariaDB reads a backslash inside the `ESCAPE '...'` literal as an escape itself.
 LIKE_ESCAPE = "!"
 RELATION_KEY = "pb_relation_key"  # the label of the matched remote column in a relation's rows
 
-_COMPARISONS: dict[str, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
-    "eq": eq, "ne": ne, "gt": gt, "gte": ge, "lt": lt, "lte": le,
+_COMPARISONS: dict[Operator, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
+    Operator.EQ: eq, Operator.NE: ne, Operator.GT: gt, Operator.GTE: ge, Operator.LT: lt, Operator.LTE: le,
 }
 
 
@@ -46,7 +48,7 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
 
 def compile_show(spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str) -> sa.Select[Any]:
     """One published row by primary key (`pk_value` already converted by the key's kind)."""
-    match = _condition(Condition(spec.pk, "eq", pk_value, "id"), dialect)
+    match = _condition(Condition(spec.pk, Operator.EQ, pk_value, "id"), dialect)
     return _narrowed(spec, _columns(spec, plan)).where(match).limit(1)
 
 
@@ -70,7 +72,7 @@ class _Shape:
     def search_expressions(self, spec: ObjectSpec, dialect: str) -> tuple[sa.ColumnElement[Any], ...]:
         expressions = self._search.get(dialect)
         if expressions is None:
-            expressions = tuple(casefold(dialect, _as_text(spec.fields[name].column))
+            expressions = tuple(casefold(dialect, _as_text(spec.fields[name]))
                                 for name in spec.searchable if name in spec.fields)
             self._search[dialect] = expressions
         return expressions
@@ -102,41 +104,41 @@ def _columns(spec: ObjectSpec, plan: ShowPlan) -> list[sa.Column[Any]]:
 
 def _condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
     field, operator, value = condition.field, condition.operator, condition.value
-    if operator == "null":
+    if operator is Operator.NULL:
         return field.column.is_(None) if value else field.column.is_not(None)
     column = _comparable(field)
-    if operator == "like":
-        return _contains(casefold(dialect, _as_text(field.column)), _literal_text(value), dialect)
-    if operator in ("in", "nin"):
+    if operator is Operator.LIKE:
+        return _contains(casefold(dialect, _as_text(field)), _literal_text(value), dialect)
+    if operator in (Operator.IN, Operator.NIN):
         values = [_bound(field, item, dialect) for item in value]
-        return column.in_(values) if operator == "in" else column.not_in(values)
-    if operator == "between":
+        return column.in_(values) if operator is Operator.IN else column.not_in(values)
+    if operator is Operator.BETWEEN:
         return column.between(_bound(field, value[0], dialect), _bound(field, value[1], dialect))
     return _COMPARISONS[operator](column, _bound(field, value, dialect))
 
 
 def _comparable(field: FieldSpec) -> sa.ColumnElement[Any]:
-    # A column the registry calls a string without being text, a UUID or an enum (time, interval,
-    # binary, arrays...) compares as text: its driver could not take the client's text as a value.
-    if field.kind == STRING and not _takes_text_values(field.column):
+    # Time, interval, binary, arrays... compare as text: their drivers could not take the client's
+    # text as a value.
+    if _compares_as_text(field):
         return sa.cast(field.column, sa.String())
     return field.column
 
 
 def _bound(field: FieldSpec, value: Any, dialect: str) -> sa.ColumnElement[Any]:
-    column_type = field.column.type
+    kind = field.kind
     if dialect == "postgresql":
         # asyncpg types a parameter after the column (int4, float4) and fails on a wider value;
         # a widened parameter lets PostgreSQL compare across the integer and float types instead.
-        if field.kind == INTEGER:
+        if kind is FieldKind.INTEGER:
             return sa.cast(sa.literal(value, sa.BigInteger()), sa.BigInteger())
-        if field.kind == NUMBER:
+        if kind is FieldKind.FLOAT:
             return sa.cast(sa.literal(value, sa.Double()), sa.Double())
-    if field.kind == STRING and not _takes_text_values(field.column):
+    if _compares_as_text(field):
         return sa.literal(value, sa.String())
-    if field.kind == DATETIME and not getattr(column_type, "timezone", False):
+    if kind is FieldKind.DATETIME and not field.description.timezone:
         value = value.replace(tzinfo=None)  # planned values are UTC; naive columns store naive UTC
-    return sa.literal(value, column_type)
+    return sa.literal(value, field.column.type)
 
 
 def _search(expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str],
@@ -162,17 +164,14 @@ def _literal_text(text: str) -> sa.BindParameter[str]:
     return sa.bindparam(None, f"%{escaped}%", type_=sa.String())
 
 
-def _as_text(column: sa.Column[Any]) -> sa.ColumnElement[Any]:
-    return column if _is_plain_text(column) else sa.cast(column, sa.String())
+def _as_text(field: FieldSpec) -> sa.ColumnElement[Any]:
+    return field.column if field.description.is_plain_text else sa.cast(field.column, sa.String())
 
 
-def _is_plain_text(column: sa.Column[Any]) -> bool:
-    return isinstance(column.type, sa.String) and not isinstance(column.type, sa.Enum)
-
-
-def _takes_text_values(column: sa.Column[Any]) -> bool:
-    """Text, or a UUID or enum column (the planner converted and checked their values)."""
-    return isinstance(column.type, (sa.String, sa.Uuid))
+def _compares_as_text(field: FieldSpec) -> bool:
+    """Time and other types: their values stay the client's text. (Text, enums and UUIDs take the values
+    the planner converted and checked.)"""
+    return field.kind in (FieldKind.TIME, FieldKind.OTHER)
 
 
 def _ordering(order: Ordering) -> sa.UnaryExpression[Any]:

@@ -11,16 +11,17 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-OPERATORS = frozenset({"eq", "ne", "gt", "gte", "lt", "lte", "like", "in", "nin", "between", "null"})
-# Operators taking several values: comma-separated, or one value per repeated `...[op][]=` pair,
-# which is how a client sends values that contain commas.
-LIST_OPERATORS = frozenset({"in", "nin", "between"})
+from pb_headless.query.operators import DEFAULT_OPERATOR, Operator
+from pb_headless.query.operators import LIST_OPERATORS as LIST_OPERATORS  # read by pb_headless.openapi
+
+OPERATORS = frozenset(Operator)
 LARGEST_NUMBER = 2**31 - 1
 LIST_PARAMETERS = ("sort", "fields", "with")
 NUMBER_PARAMETERS = ("limit", "offset", "page")
 
 _FILTER_KEY = re.compile(r"filter\[([^\[\]]+)\](?:\[([^\[\]]+)\])?(\[\])?")
 _ASCII_DIGITS = re.compile(r"[0-9]+")
+_OPERATORS_BY_NAME = {str(operator): operator for operator in Operator}
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,7 +29,7 @@ class FilterTerm:
     """`filter[field]=v` (operator `eq`) or `filter[field][op]=v`; `values` is already split."""
 
     field: str
-    operator: str
+    operator: Operator
     values: tuple[str, ...]
     written: str        # the key as written: `filter[price][gte]`
     position: int
@@ -117,12 +118,13 @@ class _Builder:
         if match is None:
             self.ignored.append(Ignored(key, position))
             return
-        field, operator, brackets = match.group(1), match.group(2) or "eq", match.group(3)
-        if operator not in OPERATORS or (brackets and operator not in LIST_OPERATORS):
+        field, name, brackets = match.group(1), match.group(2), match.group(3)
+        operator = DEFAULT_OPERATOR if name is None else _OPERATORS_BY_NAME.get(name)
+        if operator is None or (brackets and not operator.takes_list):
             self.ignored.append(Ignored(key, position))
             return
         if not brackets:
-            values = split_list(value) if operator in LIST_OPERATORS else (value,)
+            values = split_list(value) if operator.takes_list else (value,)
             self.filters.append(FilterTerm(field, operator, values, key, position))
         elif key in self.repeated:
             index = self.repeated[key]

@@ -2,19 +2,35 @@
 
 Pure like the grammar: no I/O and no SQL statements, only `FieldSpec`/`RelationSpec` references and
 converted Python values. A plan whose `details` is not empty must not run; the caller answers 422
-(`ValidationFailed(plan.details)`).
+(`ValidationFailed(plan.details)`). Values that do not convert and queries past the bounds of
+`pb_headless.query.limits` end up there, before any SQL is built.
+
+`filter_operators` and `sortable_fields` say what the planner lets a client use, so that the OpenAPI
+document states it without restating the rules.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from weakref import WeakKeyDictionary
 
-from pb_headless.query.conversion import ConversionError, convert, literal_text, parse_flag
-from pb_headless.query.grammar import FilterTerm, ListItem, ParsedQuery
-from pb_headless.registry.spec import JSON, STRING, FieldSpec, ObjectSpec, RelationSpec
+from pb_headless.query.conversion import ConversionError, as_flag, convert, literal_text
+from pb_headless.query.grammar import FilterTerm, ListItem, ParsedQuery, SearchText
+from pb_headless.query.limits import (
+    MAX_BOUND_VALUES,
+    MAX_FILTER_CONDITIONS,
+    MAX_LIST_VALUES,
+    MAX_SEARCH_TERMS,
+    MAX_TEXT_LENGTH,
+)
+from pb_headless.query.operators import Operator
+from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
-MAX_LIST_VALUES = 100
+__all__ = [
+    "MAX_LIST_VALUES", "Condition", "ListPlan", "Ordering", "ShowPlan", "filter_operators", "most_conditions",
+    "plan_list", "plan_show", "sortable_fields",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -22,9 +38,16 @@ class Condition:
     """One filter: `value` is a scalar, a tuple for `in`/`nin`/`between`, a bool for `null`."""
 
     field: FieldSpec
-    operator: str
+    operator: Operator
     value: Any
     written: str
+
+    @property
+    def bound_values(self) -> int:
+        """How many values this condition binds into the statement."""
+        if self.operator.takes_flag:
+            return 0
+        return len(self.value) if self.operator.takes_list else 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,9 +84,10 @@ def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
     notes = _Notes(query)
     fields = _fields(spec, query.fields, notes)
     relations = _relations(spec, query.relations, notes)
-    conditions = tuple(condition for term in query.filters
-                       if (condition := _condition(spec, term, notes)) is not None)
+    conditions = _conditions(spec, query.filters, notes)
     search = _search(spec, query, notes)
+    if sum(condition.bound_values for condition in conditions) + len(search) > MAX_BOUND_VALUES:
+        notes.fail("filter", f"must have at most {MAX_BOUND_VALUES} values in all")
     order = _order(spec, query.sort, notes)
     limit, offset = _paging(spec, query)
     return ListPlan(fields=fields, relations=relations, conditions=conditions, search=search, order=order,
@@ -114,13 +138,58 @@ def _relations(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> 
     return tuple(chosen.values())
 
 
-def _condition(spec: ObjectSpec, term: FilterTerm, notes: _Notes) -> Condition | None:
+def filter_operators(spec: ObjectSpec) -> dict[str, tuple[Operator, ...]]:
+    """Each field a list can filter on, in published order, with the operators that apply to it.
+
+    A filterable field no operator applies to (JSON) is left out: every filter on it is ignored.
+    """
+    operators = {name: tuple(operator for operator in Operator if operator.applies_to(field.kind))
+                 for name, field in spec.fields.items() if name in spec.filterable}
+    return {name: applicable for name, applicable in operators.items() if applicable}
+
+
+def sortable_fields(spec: ObjectSpec) -> tuple[str, ...]:
+    """The fields `sort` takes, in published order (JSON has no ordering on PostgreSQL)."""
+    return tuple(name for name, field in spec.fields.items()
+                 if name in spec.sortable and field.kind.is_comparable)
+
+
+def most_conditions(spec: ObjectSpec) -> int:
+    """The most filter conditions one list request may have: `MAX_FILTER_CONDITIONS`, or, for an object
+    offering more filter parameters than that, one per parameter (`filter[f]` and each `filter[f][op]`),
+    so that a request using every documented parameter once is always answered."""
+    most = _most_conditions.get(spec)
+    if most is None:
+        offered = sum(1 + len(operators) for operators in filter_operators(spec).values())
+        most = _most_conditions[spec] = max(MAX_FILTER_CONDITIONS, offered)
+    return most
+
+
+# Specs are frozen and rebuilt with each registry version; the count goes away with its spec.
+_most_conditions: WeakKeyDictionary[ObjectSpec, int] = WeakKeyDictionary()
+
+
+def _conditions(spec: ObjectSpec, terms: tuple[FilterTerm, ...], notes: _Notes) -> tuple[Condition, ...]:
+    applicable = [term for term in terms if _applies(spec, term, notes)]
+    most = most_conditions(spec)
+    if len(applicable) > most:
+        # Refused before any value is converted: the count alone is the client's mistake.
+        notes.fail("filter", f"must have at most {most} conditions")
+        return ()
+    return tuple(condition for term in applicable if (condition := _condition(spec, term, notes)) is not None)
+
+
+def _applies(spec: ObjectSpec, term: FilterTerm, notes: _Notes) -> bool:
+    """Whether the object lets this filter act; one it does not is ignored and named."""
     field = spec.fields.get(term.field)
-    if (field is None or term.field not in spec.filterable or field.kind == JSON
-            or (term.operator == "like" and field.kind != STRING)):
-        # JSON has no portable comparison, and `like` is a text operator.
+    if field is None or term.field not in spec.filterable or not term.operator.applies_to(field.kind):
         notes.ignore(term.position, term.written)
-        return None
+        return False
+    return True
+
+
+def _condition(spec: ObjectSpec, term: FilterTerm, notes: _Notes) -> Condition | None:
+    field = spec.fields[term.field]
     try:
         value = _operand(field, term)
     except ConversionError as error:
@@ -130,21 +199,28 @@ def _condition(spec: ObjectSpec, term: FilterTerm, notes: _Notes) -> Condition |
 
 
 def _operand(field: FieldSpec, term: FilterTerm) -> Any:
-    values = term.values
-    if term.operator == "null":
-        flag = parse_flag(values[0]) if len(values) == 1 else None
+    values, operator = term.values, term.operator
+    if operator.takes_flag:
+        flag = as_flag(values[0]) if len(values) == 1 else None
         if flag is None:
             raise ConversionError("must be true, 1, false or 0")
         return flag
-    if term.operator in ("in", "nin") and len(values) > MAX_LIST_VALUES:
+    if operator in (Operator.IN, Operator.NIN) and len(values) > MAX_LIST_VALUES:
         raise ConversionError(f"must have at most {MAX_LIST_VALUES} values")
-    if term.operator == "between" and len(values) != 2:
+    if operator is Operator.BETWEEN and len(values) != 2:
         raise ConversionError("must have exactly two values")
-    if term.operator in ("in", "nin", "between"):
+    if operator.takes_list:
         return tuple(convert(field, value) for value in values)
-    if term.operator == "like":  # a word to look for, not a value of the column's type
-        return literal_text(values[0])
+    if operator is Operator.LIKE:  # a word to look for, not a value of the column's type
+        return _bounded_text(values[0])
     return convert(field, values[0])
+
+
+def _bounded_text(text: str) -> str:
+    """A `like` or `search` value: a longer one costs the database more than any real client needs."""
+    if len(text) > MAX_TEXT_LENGTH:
+        raise ConversionError(f"must be at most {MAX_TEXT_LENGTH} characters")
+    return literal_text(text)
 
 
 def _search(spec: ObjectSpec, query: ParsedQuery, notes: _Notes) -> tuple[str, ...]:
@@ -156,19 +232,29 @@ def _search(spec: ObjectSpec, query: ParsedQuery, notes: _Notes) -> tuple[str, .
         return ()
     terms: dict[str, None] = {}
     for text in query.search:
-        for term in text.terms:
-            try:
-                terms[literal_text(term)] = None
-            except ConversionError as error:
-                notes.fail("search", str(error))
+        try:
+            _bounded_text(_search_value(text))
+        except ConversionError as error:
+            notes.fail("search", str(error))
+            continue
+        terms.update(dict.fromkeys(text.terms))
+    if len(terms) > MAX_SEARCH_TERMS:
+        # Every word is one more LIKE on every searchable field, for every row.
+        notes.fail("search", f"must have at most {MAX_SEARCH_TERMS} different words")
+        return ()
     return tuple(terms)
+
+
+def _search_value(text: SearchText) -> str:
+    return text.written.removeprefix("search=")
 
 
 def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tuple[Ordering, ...]:
     order: dict[str, Ordering] = {}
     for item in items:
         field = spec.fields.get(item.name)
-        if field is None or item.name not in spec.sortable or field.kind == JSON or item.name in order:
+        if (field is None or item.name not in spec.sortable or not field.kind.is_comparable
+                or item.name in order):
             # JSON has no ordering on PostgreSQL; a repeated field cannot sort twice.
             notes.ignore(item.position, item.written)
         else:
@@ -176,7 +262,7 @@ def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tupl
     if not order:
         for name, descending in spec.default_sort:
             column = spec.columns.get(name)
-            if column is not None and column.kind != JSON and name not in order:
+            if column is not None and column.kind.is_comparable and name not in order:
                 order[name] = Ordering(column, descending)
     # The tie-breaker makes paging stable; CONTRACT §11 makes it ascending whatever came before.
     order.setdefault(spec.pk.name, Ordering(spec.pk))

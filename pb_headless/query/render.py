@@ -9,7 +9,8 @@ from decimal import Decimal
 from typing import Any, Protocol
 from uuid import UUID
 
-from pb_headless.registry.spec import BOOLEAN, DECIMAL, NUMBER, FieldSpec
+from pb_headless.fields import FieldKind
+from pb_headless.registry.spec import FieldSpec
 
 
 class Row(Protocol):
@@ -27,11 +28,11 @@ def render_record(row: Row, fields: Iterable[FieldSpec]) -> dict[str, Any]:
 def render_value(field: FieldSpec, value: Any) -> Any:
     if value is None:
         return None
-    if field.kind == BOOLEAN:
+    if field.kind is FieldKind.BOOLEAN:
         return bool(value)  # SQLite and MariaDB hand booleans back as 0 and 1
-    if field.kind == DECIMAL and isinstance(value, (Decimal, float, int)):
+    if field.kind is FieldKind.DECIMAL and isinstance(value, (Decimal, float, int)):
         return _decimal_text(field, value)
-    if field.kind == NUMBER and isinstance(value, Decimal):
+    if field.kind is FieldKind.FLOAT and isinstance(value, Decimal):
         return float(value)
     return _json_value(value)
 
@@ -40,7 +41,7 @@ def _decimal_text(field: FieldSpec, value: Decimal | float | int) -> str:
     """`"19.99"`, with the scale the column stores (`"20.00"`), never in exponent notation."""
     if not isinstance(value, Decimal):
         # A float or int from a driver without native decimals: give it the column's scale.
-        scale = getattr(field.column.type, "scale", None)
+        scale = field.description.scale
         if scale is not None and isinstance(value, float):
             return f"{value:.{scale}f}"
         value = Decimal(repr(value)) if isinstance(value, float) else Decimal(value)

@@ -7,13 +7,14 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from pb_headless.fields import FieldKind, describe_column
 from pb_headless.registry.declaration import (
     Declaration,
     DeclarationError,
     check_columns,
     compile_declared_rules,
 )
-from pb_headless.registry.spec import BOOLEAN, FieldSpec, ObjectSpec, RelationSpec, kind_of
+from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 PUBLISHED_COLUMN = "published"
 AUDIT_COLUMNS = ("created_by", "updated_by")
@@ -26,7 +27,7 @@ def compile_object(declaration: Declaration, table: sa.Table) -> ObjectSpec:
     pk = columns[table.primary_key.columns[0].name]
     published_names = [pk.name, *(name for name in declaration.fields if name != pk.name)]
     published = table.c.get(PUBLISHED_COLUMN)
-    if published is not None and kind_of(published) != BOOLEAN:
+    if published is not None and describe_column(published).kind is not FieldKind.BOOLEAN:
         published = None
     return ObjectSpec(
         name=declaration.name, source=declaration.source, table=table, pk=pk,
@@ -54,7 +55,8 @@ def attach_relations(spec: ObjectSpec, declaration: Declaration, by_table: Mappi
         published = table.c.get(PUBLISHED_COLUMN)
         relations[relation.name] = RelationSpec(
             name=relation.name, many=many, table=table, local=local, remote=remote, fields=fields,
-            published=published if published is not None and kind_of(published) == BOOLEAN else None,
+            published=(published if published is not None
+                       and describe_column(published).kind is FieldKind.BOOLEAN else None),
         )
     object.__setattr__(spec, "relations", relations)
     return spec

@@ -15,11 +15,11 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from pb_headless.operations import READ_OPERATIONS, Operation
 from pb_headless.rules import RuleError, Validator, compile_rules
 from pb_headless.scopes import is_valid_scope
 
-OPERATIONS = ("list", "show", "create", "update", "delete")
-READ_OPERATIONS = frozenset({"list", "show"})
+OPERATIONS = tuple(Operation)
 DECLARATION_KEYS = frozenset({
     "model", "table", "fields", "filterable", "searchable", "sortable", "with", "per_page",
     "max_per_page", "default_sort", "query", "operations", "writable", "rules", "scopes",
@@ -63,7 +63,7 @@ class Declaration:
     max_per_page: int = DEFAULT_MAX_PER_PAGE
     default_sort: tuple[tuple[str, bool], ...] = ()
     query: Callable[[sa.Select[Any]], sa.Select[Any]] | None = None
-    operations: frozenset[str] = READ_OPERATIONS
+    operations: frozenset[Operation] = READ_OPERATIONS
     writable: tuple[str, ...] = ()
     rules: Mapping[str, str | tuple[str, ...]] = field(default_factory=dict)
     read_scope: str = ""
@@ -205,7 +205,7 @@ def _positive_int(raw: Mapping[str, Any], key: str, default: int, fail: _Failer)
     return value
 
 
-def _operations(raw: Mapping[str, Any], fail: _Failer) -> frozenset[str]:
+def _operations(raw: Mapping[str, Any], fail: _Failer) -> frozenset[Operation]:
     if "operations" not in raw:
         return READ_OPERATIONS
     value = raw["operations"]
@@ -214,7 +214,7 @@ def _operations(raw: Mapping[str, Any], fail: _Failer) -> frozenset[str]:
     unknown = [item for item in value if item not in OPERATIONS]
     if unknown:
         fail("operations", f"unknown operation {unknown[0]!r} (known: {', '.join(OPERATIONS)})")
-    return frozenset(value)
+    return frozenset(Operation(item) for item in value)
 
 
 def _scopes(raw: Mapping[str, Any], name: str, fail: _Failer) -> tuple[str, str]:

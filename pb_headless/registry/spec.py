@@ -10,51 +10,24 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import mysql
 
-# The kinds a column can be, for converting query values, rendering JSON and documenting the schema.
-INTEGER, NUMBER, DECIMAL, BOOLEAN, STRING, DATE, DATETIME, JSON = (
-    "integer",
-    "number",
-    "decimal",
-    "boolean",
-    "string",
-    "date",
-    "datetime",
-    "json",
-)
-
-
-def kind_of(column: sa.Column[Any]) -> str:
-    column_type = column.type
-    if isinstance(column_type, sa.Boolean):
-        return BOOLEAN
-    if isinstance(column_type, mysql.TINYINT) and getattr(column_type, "display_width", None) == 1:
-        return BOOLEAN  # MariaDB's BOOLEAN reflects as TINYINT(1)
-    if isinstance(column_type, sa.Integer):
-        return INTEGER
-    if isinstance(column_type, sa.Float):
-        return NUMBER
-    if isinstance(column_type, sa.Numeric):
-        return DECIMAL
-    if isinstance(column_type, sa.DateTime):
-        return DATETIME
-    if isinstance(column_type, sa.Date):
-        return DATE
-    if isinstance(column_type, sa.JSON):
-        return JSON
-    return STRING
+from pb_headless.fields import ColumnDescription, FieldKind, describe_column
+from pb_headless.operations import Operation, ScopeKind
 
 
 @dataclass(frozen=True, slots=True)
 class FieldSpec:
     name: str
     column: sa.Column[Any]
-    kind: str
+    description: ColumnDescription
+
+    @property
+    def kind(self) -> FieldKind:
+        return self.description.kind
 
     @classmethod
     def of(cls, column: sa.Column[Any]) -> FieldSpec:
-        return cls(str(column.name), column, kind_of(column))
+        return cls(str(column.name), column, describe_column(column))
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,7 +60,7 @@ class ObjectSpec:
     max_per_page: int
     default_sort: tuple[tuple[str, bool], ...]
     query: Callable[[sa.Select[Any]], sa.Select[Any]] | None
-    operations: frozenset[str]
+    operations: frozenset[Operation]
     writable: tuple[str, ...]
     read_scope: str
     write_scope: str
@@ -96,19 +69,31 @@ class ObjectSpec:
     validator: Any = None  # pb_headless.rules.Validator for writes
     audit_columns: Mapping[str, sa.Column[Any]] = field(default_factory=dict)  # created_by / updated_by
 
-    def scope_for(self, operation: str) -> str:
-        return self.read_scope if operation in ("list", "show") else self.write_scope
+    def scope_for(self, operation: Operation | str) -> str:
+        return self.read_scope if Operation(operation).scope_kind is ScopeKind.READ else self.write_scope
 
     def describe(self) -> dict[str, Any]:
         """The object as `GET /objects` shows it (without links)."""
         return {
             "name": self.name,
-            "operations": [
-                op for op in ("list", "show", "create", "update", "delete") if op in self.operations
-            ],
+            "operations": [str(operation) for operation in Operation if operation in self.operations],
             "fields": list(self.fields),
             "filterable": [name for name in self.fields if name in self.filterable],
             "sortable": [name for name in self.fields if name in self.sortable],
             "searchable": list(self.searchable),
             "with": list(self.relations),
         }
+
+
+# The kind names this module used to define, until pb_headless.openapi reads `FieldKind` itself.
+# Remove them then; new code imports `FieldKind` from `pb_headless.fields`.
+INTEGER, NUMBER, DECIMAL, BOOLEAN, STRING, DATE, DATETIME, JSON = (
+    FieldKind.INTEGER,
+    FieldKind.FLOAT,
+    FieldKind.DECIMAL,
+    FieldKind.BOOLEAN,
+    FieldKind.STRING,
+    FieldKind.DATE,
+    FieldKind.DATETIME,
+    FieldKind.JSON,
+)

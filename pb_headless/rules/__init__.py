@@ -8,7 +8,8 @@ Choices worth knowing (see docs for the whole list):
 
 - Integer columns take JSON integers, and floats with no fraction (3.0), as JSON Schema counts them;
   `true` is never an integer. Ranges are the portable 16/32/64-bit ones of SmallInteger/Integer/BigInteger.
-- Numeric columns take a number or a plain numeric string ("19.99", no exponent) and yield a Decimal
+- Numeric columns take a number or a numeric string ("19.99", "+1", ".5"; no exponent: the grammar of
+  `pb_headless.fields.text`, shared with query strings) and yield a Decimal
   (floats through `repr`, so 19.99 stays 19.99); precision and scale are enforced. Boolean takes
   only true/false. Strings may not hold NUL. DateTime values are stored in UTC.
 - `required` (explicit) refuses null, blank strings, [] and {} as Laravel does; a NOT NULL column

@@ -9,11 +9,18 @@ from dataclasses import dataclass
 from decimal import Context, Decimal
 from urllib.parse import urlsplit
 
-from pb_headless.rules.columns import ColumnKind
+from pb_headless.fields import (
+    ColumnDescription,
+    FieldKind,
+    InvalidValue,
+    json_converter,
+    json_type,
+    json_types,
+)
+from pb_headless.fields.text import UUID_TEXT, parse_date
 from pb_headless.rules.grammar import SIZE_RULES, Rule
 from pb_headless.rules.messages import message, options_message, size_message
 from pb_headless.rules.plan import FieldPlan
-from pb_headless.rules.values import UUID, Invalid, converter_for, json_atom, to_date
 
 # A check returns the message of its failure, or None when the value passes.
 Check = Callable[[object], "str | None"]
@@ -28,15 +35,15 @@ EMAIL = re.compile(
 )
 _SCHEME = re.compile(r"[a-zA-Z][a-zA-Z0-9+.-]*", re.ASCII)
 _KIND_MESSAGE = {
-    "integer": "integer",
-    "float": "numeric",
-    "decimal": "numeric",
-    "boolean": "boolean",
-    "string": "string",
-    "date": "date",
-    "datetime": "date",
-    "time": "time",
-    "uuid": "uuid",
+    FieldKind.INTEGER: "integer",
+    FieldKind.FLOAT: "numeric",
+    FieldKind.DECIMAL: "numeric",
+    FieldKind.BOOLEAN: "boolean",
+    FieldKind.STRING: "string",
+    FieldKind.DATE: "date",
+    FieldKind.DATETIME: "date",
+    FieldKind.TIME: "time",
+    FieldKind.UUID: "uuid",
 }
 
 
@@ -65,50 +72,50 @@ class FieldCheck:
             return None, [message("required" if plan.present_on_create else "not_null", plan.name)]
         if plan.required and is_empty(raw):
             return None, [message("required", plan.name)]
-        atom = json_atom(raw)
+        atom = json_type(raw)
         failed = [text for atoms, text in self.gates if atom not in atoms]
         if failed:
             return None, list(dict.fromkeys(failed))
         try:
             value = self.convert(raw)
-        except Invalid:
-            return None, [message(_KIND_MESSAGE.get(plan.kind.name, "string"), plan.name)]
+        except InvalidValue:
+            return None, [message(_KIND_MESSAGE.get(plan.column.kind, "string"), plan.name)]
         return value, [text for check in self.checks if (text := check(value)) is not None]
 
 
 def build_check(plan: FieldPlan) -> FieldCheck:
     name = plan.name
-    gates = [(plan.kind.atoms, message(_KIND_MESSAGE.get(plan.kind.name, "string"), name))]
+    gates = [(json_types(plan.column), message(_KIND_MESSAGE.get(plan.column.kind, "string"), name))]
     for rule in plan.rules:
         atoms = plan.rule_atoms(rule)
         if atoms is not None:
             gates.append((atoms, message(rule.name, name)))
-    checks = [*_implicit_checks(name, plan.kind), *_option_checks(plan)]
+    checks = [*_implicit_checks(name, plan.column), *_option_checks(plan)]
     for rule in plan.rules:
         checks += _rule_checks(plan, rule)
-    return FieldCheck(plan, tuple(gates), converter_for(plan.kind), tuple(checks))
+    return FieldCheck(plan, tuple(gates), json_converter(plan.column), tuple(checks))
 
 
-def _implicit_checks(name: str, kind: ColumnKind) -> list[Check]:
+def _implicit_checks(name: str, column: ColumnDescription) -> list[Check]:
     checks: list[Check] = []
-    if kind.name == "string":
+    if column.kind is FieldKind.STRING:
         # PostgreSQL refuses NUL in text; refusing it here keeps client input away from a 500.
         checks.append(_predicate(lambda value: "\x00" not in value, message("null_character", name)))
-    if kind.max_length is not None:
-        checks.append(_size_check("max", name, (Decimal(kind.max_length),)))
-    if kind.int_range is not None:
-        checks.append(_size_check("between", name, tuple(Decimal(bound) for bound in kind.int_range)))
-    if kind.largest_decimal is not None:
-        checks.append(_precision_check(name, kind))
+    if column.max_length is not None:
+        checks.append(_size_check("max", name, (Decimal(column.max_length),)))
+    if column.int_range is not None:
+        checks.append(_size_check("between", name, tuple(Decimal(bound) for bound in column.int_range)))
+    if column.largest_decimal is not None:
+        checks.append(_precision_check(name, column))
     return checks
 
 
-def _precision_check(name: str, kind: ColumnKind) -> Check:
+def _precision_check(name: str, column: ColumnDescription) -> Check:
     """NUMERIC(p, s) holds p - s digits before the point and s after; more would fail in the database."""
-    largest, scale = kind.largest_decimal, kind.scale or 0
-    assert largest is not None and kind.precision is not None
+    largest, scale = column.largest_decimal, column.scale or 0
+    assert largest is not None and column.precision is not None
     step = Decimal(1).scaleb(-scale)
-    context = Context(prec=kind.precision + 2)  # exact: the default 28 digits would round a wide column
+    context = Context(prec=column.precision + 2)  # exact: the default 28 digits would round a wide column
     # copy_negate and copy_abs are exact; unary minus and abs() round to the context.
     too_large = size_message("between", "numeric", name, (largest.copy_negate(), largest))
     too_fine = message("decimal_places", name, scale)
@@ -162,11 +169,11 @@ def _rule_checks(plan: FieldPlan, rule: Rule) -> list[Check]:
     if rule.name == "regex":
         pattern = rule.pattern
         return [_predicate(lambda value: pattern.search(value) is not None, text)]  # type: ignore[union-attr]
-    kind = plan.kind.name
-    if rule.name == "date" and kind not in ("date", "datetime"):
+    kind = plan.column.kind
+    if rule.name == "date" and kind not in (FieldKind.DATE, FieldKind.DATETIME):
         return [_predicate(_is_date, text)]
-    if rule.name == "uuid" and kind != "uuid":
-        return [_predicate(lambda value: UUID.fullmatch(value) is not None, text)]
+    if rule.name == "uuid" and kind is not FieldKind.UUID:
+        return [_predicate(lambda value: UUID_TEXT.fullmatch(value) is not None, text)]
     predicate = _STRING_PREDICATES.get(rule.name)
     return [] if predicate is None else [_predicate(predicate, text)]
 
@@ -208,9 +215,11 @@ def _measure(value: object) -> tuple[str | None, int | float | Decimal]:
 
 
 def _is_date(value: object) -> bool:
+    if not isinstance(value, str):
+        return False
     try:
-        to_date(value)
-    except Invalid:
+        parse_date(value)
+    except InvalidValue:
         return False
     return True
 

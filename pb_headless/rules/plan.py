@@ -2,39 +2,44 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
 import sqlalchemy as sa
 
-from pb_headless.rules.columns import ARRAY, BOOLEAN, INTEGER, NUMBER, STRING, ColumnKind, describe_column
+from pb_headless.fields import ColumnDescription, FieldKind, InvalidValue, describe_column, json_types
+from pb_headless.fields.values import ARRAY, BOOLEAN, INTEGER, NUMBER, STRING, json_converter
 from pb_headless.rules.errors import FieldRef
 from pb_headless.rules.grammar import OPTION_RULES, SIZE_RULES, Rule, parse_rules
-from pb_headless.rules.values import Invalid, convert_option
 
-_NUMERIC_KINDS = frozenset({"integer", "float", "decimal"})
-_STRING_LIKE = frozenset({"string", "json"})
+_NUMERIC_KINDS = frozenset({FieldKind.INTEGER, FieldKind.FLOAT, FieldKind.DECIMAL})
+_STRING_LIKE = frozenset({FieldKind.STRING, FieldKind.JSON})
+# A number in a rule string (`in:1,2.5`): plain decimal notation, as the rule grammar writes numbers.
+_OPTION_NUMBER = re.compile(r"-?[0-9]+(\.[0-9]+)?", re.ASCII)
 
 # Which column kinds each rule makes sense on; anything else is a declaration mistake.
 _FITS: dict[str, frozenset[str] | None] = {
     "required": None,
     "nullable": None,
     "unique": None,
-    "string": frozenset({"string", "json", "uuid", "date", "datetime", "time"}),
-    "integer": _NUMERIC_KINDS | {"json"},
-    "numeric": _NUMERIC_KINDS | {"json"},
-    "boolean": frozenset({"boolean", "json"}),
-    "array": frozenset({"json"}),
+    "string": frozenset(
+        {FieldKind.STRING, FieldKind.JSON, FieldKind.UUID, FieldKind.DATE, FieldKind.DATETIME, FieldKind.TIME}
+    ),
+    "integer": _NUMERIC_KINDS | {FieldKind.JSON},
+    "numeric": _NUMERIC_KINDS | {FieldKind.JSON},
+    "boolean": frozenset({FieldKind.BOOLEAN, FieldKind.JSON}),
+    "array": frozenset({FieldKind.JSON}),
     "email": _STRING_LIKE,
     "url": _STRING_LIKE,
     "regex": _STRING_LIKE,
     "alpha": _STRING_LIKE,
     "alpha_num": _STRING_LIKE,
     "alpha_dash": _STRING_LIKE,
-    "uuid": _STRING_LIKE | {"uuid"},
-    "date": _STRING_LIKE | {"date", "datetime"},
+    "uuid": _STRING_LIKE | {FieldKind.UUID},
+    "date": _STRING_LIKE | {FieldKind.DATE, FieldKind.DATETIME},
     **dict.fromkeys(SIZE_RULES, _NUMERIC_KINDS | _STRING_LIKE),
-    **dict.fromkeys(OPTION_RULES, _NUMERIC_KINDS | _STRING_LIKE | {"date"}),
+    **dict.fromkeys(OPTION_RULES, _NUMERIC_KINDS | _STRING_LIKE | {FieldKind.DATE}),
 }
 
 # The JSON types a rule lets through; a field accepts what its column and all its rules agree on.
@@ -52,10 +57,10 @@ _RULE_ATOMS = {
 
 @dataclass(frozen=True)
 class FieldPlan:
-    """One field: its column kind, its rules, and what they add up to."""
+    """One field: its column, its rules, and what they add up to."""
 
     name: str
-    kind: ColumnKind
+    column: ColumnDescription
     rules: tuple[Rule, ...]
     atoms: frozenset[str]
     allowed: tuple[object, ...] | None = None
@@ -69,11 +74,11 @@ class FieldPlan:
     @property
     def present_on_create(self) -> bool:
         """A create must send it: `required`, or a NOT NULL column nothing else would fill."""
-        return self.required or not (self.kind.nullable or self.kind.has_default)
+        return self.required or not (self.column.nullable or self.column.has_default)
 
     @property
     def accepts_null(self) -> bool:
-        return self.kind.nullable and not self.required
+        return self.column.nullable and not self.required
 
     def has(self, name: str) -> bool:
         return any(rule.name == name for rule in self.rules)
@@ -83,7 +88,7 @@ class FieldPlan:
 
     def rule_atoms(self, rule: Rule) -> frozenset[str] | None:
         """The JSON types `rule` lets through, or None when it does not constrain the type."""
-        if rule.name == "numeric" and self.kind.name == "decimal":
+        if rule.name == "numeric" and self.column.kind is FieldKind.DECIMAL:
             return NUMBER | {STRING}  # a Numeric column takes "19.99" as a number
         return _RULE_ATOMS.get(rule.name)
 
@@ -91,46 +96,46 @@ class FieldPlan:
 def plan_field(
     ref: FieldRef, column: sa.Column, spec: str | Sequence[str] | None, *, writable: bool
 ) -> FieldPlan:
-    kind = describe_column(column)
+    described = describe_column(column)
     type_name = type(column.type).__name__
-    if writable and kind.name == "unsupported":
+    if writable and described.kind is FieldKind.OTHER:
         raise ref.error(
             f"column type {type_name} cannot be written through the API (take it out of 'writable')"
         )
     rules = parse_rules(spec, ref) if spec is not None else ()
     for rule in rules:
-        _check_fit(ref, rule, kind, type_name)
-    plan = FieldPlan(ref.field, kind, rules, kind.atoms)
-    atoms = kind.atoms
+        _check_fit(ref, rule, described, type_name)
+    plan = FieldPlan(ref.field, described, rules, json_types(described))
+    atoms = json_types(described)
     for rule in rules:
         atoms &= plan.rule_atoms(rule) or atoms
     if not atoms:
         typed = "', '".join(rule.text for rule in rules if plan.rule_atoms(rule) is not None)
         raise ref.error(f"rules '{typed}' cannot all hold for one value (column type {type_name})")
-    return FieldPlan(ref.field, kind, rules, atoms, *_options(ref, kind, rules))
+    return FieldPlan(ref.field, described, rules, atoms, *_options(ref, described, rules))
 
 
-def _check_fit(ref: FieldRef, rule: Rule, kind: ColumnKind, type_name: str) -> None:
+def _check_fit(ref: FieldRef, rule: Rule, column: ColumnDescription, type_name: str) -> None:
     kinds = _FITS[rule.name]
-    if kinds is not None and kind.name not in kinds:
+    if kinds is not None and column.kind not in kinds:
         raise ref.error(f"rule {rule.text!r} does not fit column type {type_name}")
-    if rule.name == "nullable" and not kind.nullable:
+    if rule.name == "nullable" and not column.nullable:
         raise ref.error(f"rule {rule.text!r} does not fit a NOT NULL column")
-    lengths = rule.name in SIZE_RULES and kind.name in _STRING_LIKE
+    lengths = rule.name in SIZE_RULES and column.kind in _STRING_LIKE
     if lengths and any(number < 0 or number != int(number) for number in rule.numbers):
         raise ref.error(f"rule {rule.text!r}: a length or a count is a whole number, 0 or more")
 
 
-def _options(ref: FieldRef, kind: ColumnKind, rules: tuple[Rule, ...]) -> tuple[tuple | None, tuple]:
+def _options(ref: FieldRef, column: ColumnDescription, rules: tuple[Rule, ...]) -> tuple[tuple | None, tuple]:
     """The values `in` rules (and an Enum column) admit, in order, and those `not_in` rules refuse."""
-    allowed: list[object] | None = list(kind.choices) if kind.choices is not None else None
+    allowed: list[object] | None = list(column.choices) if column.choices is not None else None
     forbidden: list[object] = []
     for rule in rules:
         if rule.name not in OPTION_RULES:
             continue
         try:
-            values = [convert_option(kind, option) for option in rule.options]
-        except Invalid as error:
+            values = [_option_value(column, option) for option in rule.options]
+        except InvalidValue as error:
             raise ref.error(f"rule {rule.text!r}: {error.args[0]!r} is not a value of this column") from None
         if rule.name == "not_in":
             forbidden += [value for value in values if value not in forbidden]
@@ -139,3 +144,12 @@ def _options(ref: FieldRef, kind: ColumnKind, rules: tuple[Rule, ...]) -> tuple[
     if allowed is not None and not [value for value in allowed if value not in forbidden]:
         raise ref.error("no value satisfies every 'in' and 'not_in' rule of the field")
     return (None if allowed is None else tuple(dict.fromkeys(allowed))), tuple(forbidden)
+
+
+def _option_value(column: ColumnDescription, text: str) -> object:
+    """An in/not_in value from a rule string, as the column stores it; raises InvalidValue."""
+    if column.kind in (FieldKind.INTEGER, FieldKind.FLOAT):
+        if not _OPTION_NUMBER.fullmatch(text) or (column.kind is FieldKind.INTEGER and "." in text):
+            raise InvalidValue(text)
+        return int(text) if column.kind is FieldKind.INTEGER else float(text)
+    return json_converter(column)(text)

@@ -7,15 +7,16 @@ import string
 from collections.abc import Sequence
 from decimal import Decimal
 
-from pb_headless.rules.columns import ARRAY, BOOLEAN, FRACTION, INTEGER, OBJECT, STRING, ColumnKind
+from pb_headless.fields import ColumnDescription, FieldKind
+from pb_headless.fields.text import TIME_TEXT
+from pb_headless.fields.values import ARRAY, BOOLEAN, FRACTION, INTEGER, OBJECT, STRING
 from pb_headless.rules.grammar import SIZE_RULES, Rule
 from pb_headless.rules.plan import FieldPlan
-from pb_headless.rules.values import TIME
 
 # The same characters as checks.BLANK: a required string must hold one character outside them.
 NOT_BLANK = "[^ \\t\\n\\r\\u0000\\u000b]"
 _FORMATS = {"email": "email", "url": "uri", "uuid": "uuid", "date": "date"}
-_KIND_FORMATS = {"date": "date", "datetime": "date-time", "uuid": "uuid"}
+_KIND_FORMATS = {FieldKind.DATE: "date", FieldKind.DATETIME: "date-time", FieldKind.UUID: "uuid"}
 _DATETIME_NOTE = "ISO 8601. Without an offset the time is UTC; a date alone means midnight UTC."
 _BOUNDS = {  # the keywords each size rule sets, per measure: (lower, upper)
     "string": ("minLength", "maxLength"),
@@ -43,7 +44,7 @@ def field_schema(plan: FieldPlan) -> dict:
     types = _type_names(plan.atoms) + (["null"] if plan.accepts_null else [])
     if len(types) < 6:  # all six JSON types is any value: say nothing
         schema["type"] = types[0] if len(types) == 1 else types
-    _kind_keywords(schema, plan.kind)
+    _kind_keywords(schema, plan.column)
     for rule in plan.rules:
         _rule_keywords(schema, plan, rule)
     if plan.allowed is not None:
@@ -60,25 +61,30 @@ def _type_names(atoms: frozenset[str]) -> list[str]:
     return names + [name for name in (STRING, BOOLEAN, ARRAY, OBJECT) if name in atoms]
 
 
-def _kind_keywords(schema: dict, kind: ColumnKind) -> None:
-    if kind.name in _KIND_FORMATS:
-        schema["format"] = _KIND_FORMATS[kind.name]
-    if kind.name == "datetime":
+def _kind_keywords(schema: dict, column: ColumnDescription) -> None:
+    if column.kind in _KIND_FORMATS:
+        schema["format"] = _KIND_FORMATS[column.kind]
+    if column.kind is FieldKind.DATETIME:
         schema["description"] = _DATETIME_NOTE
-    if kind.name == "time":
-        schema["pattern"] = f"^{TIME.pattern}$"
-    if kind.max_length is not None:
-        _bound(schema, "maxLength", kind.max_length, upper=True)
-    if kind.int_range is not None:
-        _bound(schema, "minimum", kind.int_range[0], upper=False)
-        _bound(schema, "maximum", kind.int_range[1], upper=True)
-    if kind.name == "decimal":
-        _decimal_keywords(schema, kind)
+    if column.kind is FieldKind.TIME:
+        schema["pattern"] = f"^{TIME_TEXT.pattern}$"
+    if column.max_length is not None:
+        _bound(schema, "maxLength", column.max_length, upper=True)
+    if column.int_range is not None:
+        _bound(schema, "minimum", column.int_range[0], upper=False)
+        _bound(schema, "maximum", column.int_range[1], upper=True)
+    if column.kind is FieldKind.DECIMAL:
+        _decimal_keywords(schema, column)
 
 
-def _decimal_keywords(schema: dict, kind: ColumnKind) -> None:
-    """A Numeric column takes a number or a numeric string; the pattern bounds the string form's digits."""
-    precision, scale, largest = kind.precision, kind.scale or 0, kind.largest_decimal
+def _decimal_keywords(schema: dict, column: ColumnDescription) -> None:
+    """A Numeric column takes a number or a numeric string; the pattern bounds the string form's digits.
+
+    The pattern states the plain spelling (`-19.99`); the validator also reads `+1`, `.5` and `1.`
+    (`pb_headless.fields.text.DECIMAL_TEXT`, the grammar query strings share), which the document
+    does not advertise: what it admits is accepted, and no client needs the other spellings.
+    """
+    precision, scale, largest = column.precision, column.scale or 0, column.largest_decimal
     if precision is None or largest is None:
         _put(schema, "pattern", "^-?[0-9]+(\\.[0-9]+)?$")
         return
@@ -92,17 +98,17 @@ def _decimal_keywords(schema: dict, kind: ColumnKind) -> None:
 def _rule_keywords(schema: dict, plan: FieldPlan, rule: Rule) -> None:
     if rule.name in SIZE_RULES:
         _size_keywords(schema, plan, rule)
-    elif rule.name in _FORMATS and plan.kind.name in ("string", "json"):
+    elif rule.name in _FORMATS and plan.column.kind in (FieldKind.STRING, FieldKind.JSON):
         _put(schema, "format", _FORMATS[rule.name])
     elif rule.name == "regex" and is_portable_pattern(rule):
         _put(schema, "pattern", rule.source)
 
 
 def _size_keywords(schema: dict, plan: FieldPlan, rule: Rule) -> None:
-    if plan.kind.name == "json":
+    if plan.column.kind is FieldKind.JSON:
         measures: Sequence[str] = ("string", "numeric", "array", "object")
     else:
-        measures = ("string",) if plan.kind.name == "string" else ("numeric",)
+        measures = ("string",) if plan.column.kind is FieldKind.STRING else ("numeric",)
     low, high = {"min": (0, None), "max": (None, 0), "size": (0, 0), "between": (0, -1)}[rule.name]
     for measure in measures:
         lower, upper = _BOUNDS[measure]
@@ -114,7 +120,7 @@ def _size_keywords(schema: dict, plan: FieldPlan, rule: Rule) -> None:
 
 def _non_empty(schema: dict, plan: FieldPlan) -> None:
     """`required` also refuses an empty value: a blank string, [] and {}."""
-    if STRING in plan.atoms and plan.kind.name in ("string", "json"):
+    if STRING in plan.atoms and plan.column.kind in (FieldKind.STRING, FieldKind.JSON):
         _put(schema, "pattern", NOT_BLANK)
     if ARRAY in plan.atoms:
         _bound(schema, "minItems", 1, upper=False)

@@ -95,9 +95,16 @@ async def test_a_nul_character_is_a_422_not_a_database_error(reader, key):
     assert body["details"] == {key: ["must not contain NUL characters"]}
 
 
-async def test_a_very_long_value_is_just_a_value_that_matches_nothing(reader):
-    long_value = "é%_'" * 1000
+async def test_a_long_value_is_just_a_value_that_matches_nothing(reader):
+    long_value = "é%_'" * 125  # 500 characters, the most a `like` or `search` value may have
     assert ids(await listing(reader, [("filter[title][like]", long_value), ("search", long_value)])) == []
+
+
+async def test_a_value_longer_than_the_bound_is_refused_before_any_sql(reader):
+    long_value = "é%_'" * 1000
+    body = await listing(reader, [("filter[title][like]", long_value), ("search", long_value)], status=422)
+    assert body["details"] == {"filter[title][like]": ["must be at most 500 characters"],
+                                          "search": ["must be at most 500 characters"]}
 
 
 async def test_sql_in_a_record_id_is_not_found(reader):

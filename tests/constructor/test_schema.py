@@ -6,7 +6,7 @@ import pytest
 import sqlalchemy as sa
 
 from pb_headless.constructor import FIELD_TYPES, ConstructorField, ConstructorTable, create_table, table_for
-from pb_headless.registry.spec import kind_of
+from pb_headless.fields import FieldKind, describe_column
 
 EVERY_TYPE = ConstructorTable("every_type", "Every type", tuple(
     ConstructorField(f"f_{type_}", type_, required=type_ == "string")
@@ -35,12 +35,13 @@ def test_a_required_field_is_not_null_and_the_others_are_nullable():
 
 
 @pytest.mark.parametrize(("field", "kind"), [
-    ("f_string", "string"), ("f_text", "string"), ("f_integer", "integer"), ("f_number", "number"),
-    ("f_decimal", "decimal"), ("f_boolean", "boolean"), ("f_date", "date"), ("f_datetime", "datetime"),
-    ("f_email", "string"), ("f_url", "string"),
+    ("f_string", FieldKind.STRING), ("f_text", FieldKind.STRING), ("f_integer", FieldKind.INTEGER),
+    ("f_number", FieldKind.FLOAT), ("f_decimal", FieldKind.DECIMAL), ("f_boolean", FieldKind.BOOLEAN),
+    ("f_date", FieldKind.DATE), ("f_datetime", FieldKind.DATETIME), ("f_email", FieldKind.STRING),
+    ("f_url", FieldKind.STRING),
 ])
 def test_each_type_makes_a_column_the_api_reads_as_the_right_kind(field, kind):
-    assert kind_of(table_for(EVERY_TYPE).c[field]) == kind
+    assert describe_column(table_for(EVERY_TYPE).c[field]).kind is kind
 
 
 def test_text_like_columns_take_the_fields_length():

@@ -15,7 +15,8 @@ import sqlalchemy as sa
 
 import pb_headless.query as query_package
 from pb_headless.query.grammar import parse_query
-from pb_headless.query.planner import ListPlan, plan_list, plan_show
+from pb_headless.query.operators import Operator
+from pb_headless.query.planner import ListPlan, filter_operators, plan_list, plan_show, sortable_fields
 from pb_headless.registry.spec import ObjectSpec
 
 
@@ -307,7 +308,7 @@ def test_plans_are_frozen_values(article_spec: ObjectSpec) -> None:
         result.limit = 5  # type: ignore[misc]
 
 
-@pytest.mark.parametrize("module", ["grammar", "conversion", "planner"])
+@pytest.mark.parametrize("module", ["grammar", "operators", "conversion", "planner", "limits"])
 def test_the_parse_and_plan_stages_do_no_io_and_know_no_http(module: str) -> None:
     source = Path(query_package.__file__).with_name(f"{module}.py").read_text()
     nodes = list(ast.walk(ast.parse(source)))
@@ -321,3 +322,28 @@ def test_the_parse_and_plan_stages_do_no_io_and_know_no_http(module: str) -> Non
 def test_a_plain_offset_in_another_timezone_is_read_as_that_instant(article_spec: ObjectSpec) -> None:
     value = only_value(article_spec, "filter[created_at]", "2024-05-01T00:00:00-05:00")
     assert value == datetime(2024, 5, 1, tzinfo=timezone(timedelta(hours=-5)))
+
+
+# -- what the planner lets a client filter and sort on (read by the OpenAPI document) ----------------
+
+def test_filter_operators_name_each_filterable_field_in_published_order_with_its_operators(
+        article_spec: ObjectSpec) -> None:
+    operators = filter_operators(article_spec)
+    assert list(operators) == ["id", "title", "body", "price", "rating", "views", "featured",
+                               "published_on", "created_at"]  # `meta` is JSON: nothing applies
+    assert operators["title"] == tuple(Operator)
+    assert operators["price"] == tuple(operator for operator in Operator if operator is not Operator.LIKE)
+
+
+def test_filter_operators_agree_with_what_the_planner_applies(article_spec: ObjectSpec) -> None:
+    operators = filter_operators(article_spec)
+    for name in article_spec.fields:
+        for operator in Operator:
+            value = "true" if operator is Operator.NULL else "1,2" if operator.takes_list else "1"
+            result = plan(article_spec, (f"filter[{name}][{operator}]", value))
+            applied = bool(result.conditions) or bool(result.details)
+            assert applied == (operator in operators.get(name, ())), (name, operator)
+
+
+def test_sortable_fields_are_the_sortable_published_fields_but_json(article_spec: ObjectSpec) -> None:
+    assert sortable_fields(article_spec) == ("id", "title", "price", "views", "created_at")

@@ -47,7 +47,12 @@ def test_a_numeric_column_takes_a_numeric_string_and_an_integer(one_field) -> No
     assert check(validator, 7) == (Decimal(7), [])
 
 
-@pytest.mark.parametrize("value", ["abc", "1e3", " 1", "1.", ".5", "NaN", "Infinity", True, [1]])
+@pytest.mark.parametrize(("text", "number"), [("+1", "1"), (".5", "0.5"), ("1.", "1"), ("-.25", "-0.25")])
+def test_a_numeric_column_reads_a_numeric_string_as_a_query_string_does(one_field, text, number) -> None:
+    assert check(one_field(sa.Numeric(10, 2)), text) == (Decimal(number), [])
+
+
+@pytest.mark.parametrize("value", ["abc", "1e3", " 1", "1 ", ".", "+", "NaN", "Infinity", True, [1]])
 def test_a_numeric_column_refuses_what_is_not_a_plain_number(one_field, value) -> None:
     assert check(one_field(sa.Numeric(10, 2)), value) == (None, ["The field field must be a number."])
 
