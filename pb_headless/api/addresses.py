@@ -11,19 +11,6 @@ from pb_headless.custom_routes import RouteDef, RouteError
 SERVICE_PATHS = frozenset({"/health", "/me", "/objects", "/openapi.json"})
 READ_METHODS = ("GET", "HEAD")
 
-# (path kind, HTTP method) → operation; HEAD is served as GET.
-OPERATIONS = {
-    ("collection", "GET"): "list",
-    ("collection", "POST"): "create",
-    ("record", "GET"): "show",
-    ("record", "PATCH"): "update",
-    ("record", "DELETE"): "delete",
-}
-METHODS_OF = {
-    "collection": {"list": ("GET", "HEAD"), "create": ("POST",)},
-    "record": {"show": ("GET", "HEAD"), "update": ("PATCH",), "delete": ("DELETE",)},
-}
-
 # Paths a custom route must not answer: the service endpoints and the whole /objects tree, probed
 # with names and ids of every shape a converter could accept.
 _GENERIC_PROBES = (

@@ -134,7 +134,7 @@ class HeadlessAPI:
 
     def api_root(self, request: Request) -> str:
         """The absolute address of the API, for links and the OpenAPI `servers`."""
-        root = request.scope.get("root_path", "")
+        root = str(request.scope.get("root_path", ""))
         mounted = root if root.endswith(self.prefix) else root + self.prefix
         return self.origin(request) + mounted
 

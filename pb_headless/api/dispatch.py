@@ -9,21 +9,22 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pb_headless.api import reads, writes
-from pb_headless.api.addresses import METHODS_OF, OPERATIONS, READ_METHODS, Match
+from pb_headless.api.addresses import READ_METHODS, Match
 from pb_headless.api.context import RequestContext
 from pb_headless.api.service import SERVICE, reachable
 from pb_headless.custom_routes import run_endpoint
 from pb_headless.errors import Forbidden, MethodNotAllowed, NotFound, UnknownObject
 from pb_headless.http.responses import OBJECT_CACHING
+from pb_headless.operations import Operation
 from pb_headless.registry import ObjectSpec
 
 Handler = Callable[[RequestContext, Request, ObjectSpec, str], Awaitable[Response]]
-HANDLERS: dict[str, Handler] = {
-    "list": reads.list_records,
-    "show": reads.show_record,
-    "create": writes.create_record,
-    "update": writes.update_record,
-    "delete": writes.delete_record,
+HANDLERS: dict[Operation, Handler] = {
+    Operation.LIST: reads.list_records,
+    Operation.SHOW: reads.show_record,
+    Operation.CREATE: writes.create_record,
+    Operation.UPDATE: writes.update_record,
+    Operation.DELETE: writes.delete_record,
 }
 
 
@@ -46,12 +47,9 @@ async def _object(context: RequestContext, request: Request, found: Match) -> Re
             f"There is no object named '{found.name}'.", headers={"Cache-Control": OBJECT_CACHING}
         )
     method = "GET" if request.method == "HEAD" else request.method
-    operation = OPERATIONS.get((found.kind, method))
+    operation = Operation.addressed_by(found.kind, method)
     if operation is None or operation not in spec.operations:
-        allowed = [
-            m for op, methods in METHODS_OF[found.kind].items() if op in spec.operations for m in methods
-        ]
-        raise MethodNotAllowed([*allowed, "OPTIONS"])
+        raise MethodNotAllowed([*Operation.allowed_methods(found.kind, spec.operations), "OPTIONS"])
     required = spec.scope_for(operation)
     if not principal.has_scope(required):
         raise Forbidden(required)

@@ -57,7 +57,7 @@ async def show_record(
 
 
 def object_answer(error: ApiError) -> ApiError:
-    """Object answers carry `private, no-cache`, the 404 of a record and a 422 too (docs/endpoints.md, "Caching")."""
+    """Object answers carry `private, no-cache`, a record's 404 and a 422 too (docs/endpoints.md)."""
     error.headers.setdefault("Cache-Control", OBJECT_CACHING)
     return error
 
