@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from databases import Database
+from jinja2 import FileSystemLoader
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
@@ -25,12 +26,12 @@ from examples.site.manager.constructor import ConstructorPages
 from examples.site.manager.dashboard import Dashboard
 from examples.site.manager.signin import HOME_URL, LOGIN_URL, SignIn
 from examples.site.pages import PublicPages
-from examples.site.rendering import Templates
+from examples.site.rendering import TEMPLATES, Templates
 from examples.site.sessions import AdminSessions
 from examples.site.site_folder import SiteFolder
 from examples.site.users import UserStore
 from pb_headless import ApiRegistry, CORSMiddleware, HeadlessAPI
-from pb_headless.admin import AdminApp
+from pb_headless.admin import AdminApp, Layout
 from pb_headless.constructor import ConstructorSource
 
 STATIC = Path(__file__).parent / "static"
@@ -135,12 +136,14 @@ def site_routes(
         list_users=users.choices,
         viewer_url=config.docs_viewer_url,
         home_url=HOME_URL,
+        layout=Layout(FileSystemLoader(TEMPLATES), "mgr/base.html"),  # one shell for all of /mgr
+        new_table_url="/mgr/constructor/new",
     )
     return [
         *PublicPages(api.database, folder, templates).routes(),
         *signin.routes(),
         *Dashboard(api, signin, templates).routes(),
-        *ConstructorPages(api.database, signin, templates).routes(),
+        *ConstructorPages(api, signin, templates).routes(),
         Mount("/mgr/pb", app=admin),
         Mount("/api/pb/v1", app=api),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

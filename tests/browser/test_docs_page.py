@@ -34,7 +34,8 @@ def assert_fallback_names_the_specification(page, site) -> None:
 
 
 def test_the_docs_page_explains_and_gives_the_specification_address_when_the_cdn_is_unreachable(
-        start_site, browser):
+    start_site, browser
+):
     site = start_site()
     page = browser.new_page()
     page.route(CDN, lambda route: route.abort("internetdisconnected"))
@@ -55,7 +56,8 @@ def test_the_docs_page_explains_within_seconds_when_the_cdn_never_answers(start_
 
 
 def test_with_the_viewer_files_served_locally_authorize_and_try_it_get_a_200(
-        start_site, browser, viewer_server):
+    start_site, browser, viewer_server
+):
     site = start_site(viewer_url=viewer_server)
     token = site.token("*")
     page = browser.new_page()
