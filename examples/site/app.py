@@ -7,6 +7,7 @@ request → CORSMiddleware (OPTIONS under the API, CORS headers)
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -26,7 +27,9 @@ from examples.site.manager.constructor import ConstructorPages
 from examples.site.manager.dashboard import Dashboard
 from examples.site.manager.signin import HOME_URL, LOGIN_URL, SignIn
 from examples.site.pages import PublicPages
+from examples.site.passwords import stand_in_hash
 from examples.site.rendering import TEMPLATES, Templates
+from examples.site.schema import create_tables, metadata
 from examples.site.sessions import AdminSessions
 from examples.site.site_folder import SiteFolder
 from examples.site.users import UserStore
@@ -64,6 +67,8 @@ class Site:
                     f"the database {self.config.database_label} is not initialised: "
                     "run `python -m examples.site init` first"
                 )
+            await create_tables(self.database, metadata)  # tables added since `init` ran (sessions, sign-ins)
+            await asyncio.to_thread(stand_in_hash)  # made before the first sign-in, off the event loop
             self.sessions.configure(self.config.secret_key or await session_secret(self.database))
             await self.api.startup()
         except BaseException:
@@ -127,7 +132,7 @@ def site_routes(
     config: SiteConfig, folder: SiteFolder, api: HeadlessAPI, users: UserStore
 ) -> list[BaseRoute]:
     templates = Templates()
-    signin = SignIn(users, templates)
+    signin = SignIn(users, templates, api.client_ip)
     admin = AdminApp(
         api,
         current_admin=signin.current_admin,
