@@ -47,6 +47,8 @@
     if (add) {
       event.preventDefault();
       var body = document.getElementById(add.dataset.addRow);
+      var hidden = body.closest("[hidden]");
+      if (hidden) hidden.hidden = false;  // the table of new rows shows once it has one
       var template = document.getElementById(body.dataset.rows);
       var index = Number(body.dataset.next || body.children.length);
       body.dataset.next = String(index + 1);
