@@ -18,8 +18,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tests.browser.site_tour import PAGES, create_token, overflow, populate, running_site, sign_in  # noqa: E402
-from tests.openapi.serving import free_port, serving  # noqa: E402
+from tests.browser.site_tour import PAGES, create_token, overflow, populate, running_site, sign_in
+from tests.openapi.serving import free_port, serving
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking"]
@@ -89,13 +89,17 @@ def main() -> int:
         work = Path(temporary)
         files = swagger_files(work / "npm")
         if files is None:
-            print("npm could not install swagger-ui-dist; the docs page will show its fallback", file=sys.stderr)
+            print("npm could not install swagger-ui-dist: the docs page shows its fallback", file=sys.stderr)
         port = free_port()
         viewer = f"http://127.0.0.1:{port}"
         static = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1", "--directory",
                   str(files or work)]  # fmt: skip
-        with serving(static, f"{viewer}/", work / "viewer.log"), running_site(work / "site", viewer) as site:
-            with sync_playwright() as playwright:
+        with (
+            serving(static, f"{viewer}/", work / "viewer.log"),
+            running_site(work / "site", viewer) as site,
+            sync_playwright() as playwright,
+        ):
+            if True:
                 browser = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
                 page = browser.new_page()
                 page.goto(f"{site.url}/mgr/login")

@@ -31,6 +31,10 @@ def assert_fallback_names_the_specification(page, site) -> None:
     assert "could not be loaded" in fallback.inner_text()
     assert address in fallback.inner_text()
     assert page.locator("#spec-address").get_attribute("href") == address
+    download = page.locator("#spec-download")
+    assert download.get_attribute("href") == address and download.get_attribute("download") == "openapi.json"
+    assert f"{site.url}/api/pb/v1/openapi.json" in fallback.inner_text()  # what tools read with a token
+    assert page.locator("header.pb-shell button:has-text('Sign out')").is_visible()  # the one shell
 
 
 def test_the_docs_page_explains_and_gives_the_specification_address_when_the_cdn_is_unreachable(
