@@ -7,6 +7,7 @@ are confirmed on a page that first says what happens to the records and to the p
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import sqlalchemy as sa
@@ -29,7 +30,14 @@ from examples.site.records import INPUT_TYPES, display_text, form_text, row_id, 
 from examples.site.rendering import Templates, flash
 from pb_headless import HeadlessAPI
 from pb_headless.admin.sources import source_of
-from pb_headless.constructor import FIELD_TYPES, ConstructorError, ConstructorTable, table_for
+from pb_headless.constructor import (
+    FIELD_TYPES,
+    ApiTabStore,
+    ConstructorError,
+    ConstructorTable,
+    table_for,
+    url_name_for,
+)
 
 BLANK_FIELD_ROWS = 3
 RECORDS_SHOWN = 100
@@ -91,6 +99,7 @@ class ConstructorPages:
                     changed = await update_content_table(
                         self.database, table, submitted.title, submitted.kept, submitted.added
                     )
+                    await self._keep_address(table, changed)
                     flash(request, _edit_message(changed, submitted.added, submitted.removed))
                     return redirect(f"{ROOT}/{table.name}")
             except ConstructorError as refused:
@@ -175,6 +184,14 @@ class ConstructorPages:
             if source.kind == "constructor" and source.name == table.name:
                 return name
         return None
+
+    async def _keep_address(self, before: ConstructorTable, after: ConstructorTable) -> None:
+        """A new title would move a published table's default API address; pin the old one instead,
+        so clients keep working (the API tab can still change it on purpose)."""
+        store = ApiTabStore(self.database)
+        tab = await store.get(before.name)
+        if tab.url_name is None and url_name_for(before) != url_name_for(after):
+            await store.save(before.name, replace(tab, url_name=url_name_for(before)))
 
     async def _removal_consequences(self, table: ConstructorTable, removed: Any) -> dict[str, Any]:
         return {
