@@ -36,7 +36,8 @@ def test_a_new_token_is_copied_with_a_visible_confirmation_and_shown_only_once(s
     plain = create_token(page, site.url, "mobile app", ["articles.read"])
     assert plain.startswith("pb_")
     page.click("button[data-copy]")
-    assert page.locator("#copy-status").inner_text() == "Copied"
+    page.locator("#copy-status:has-text('Copied')").wait_for(timeout=5000)  # the clipboard answers async
+    assert page.locator("button[data-copy]").inner_text() == "Copied ✓"
     assert page.evaluate("navigator.clipboard.readText()") == plain
     page.reload()  # a reload neither shows the value nor creates anything
     assert "was already shown" in page.inner_text("main") and plain not in page.content()
