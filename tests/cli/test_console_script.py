@@ -13,14 +13,10 @@ from tests.support.databases import URLS, open_database
 SCRIPT = Path(sys.executable).with_name("pb-headless")
 
 
-def run(
-    *args: str, database: str | None = None, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess:
+def run(*args: str, database: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
     command = [str(SCRIPT), *(["--database", database] if database else []), *args]
     environment = {key: value for key, value in os.environ.items() if key != "PB_DATABASE_URL"}
-    return subprocess.run(
-        command, capture_output=True, text=True, env={**environment, **(env or {})}, timeout=60
-    )
+    return subprocess.run(command, capture_output=True, text=True, env={**environment, **(env or {})}, timeout=60)
 
 
 def assert_refused(result: subprocess.CompletedProcess, fragment: str = "") -> None:
@@ -93,45 +89,34 @@ def test_reissue_disable_enable_delete(url):
 
 def test_the_database_url_comes_from_the_environment_when_not_given(url):
     assert run("install", env={"PB_DATABASE_URL": url}).returncode == 0
-    assert (
-        run("settings", "get", "service_cors_paths", env={"PB_DATABASE_URL": url}).stdout.strip() == "api/*"
-    )
+    assert run("settings", "get", "service_cors_paths", env={"PB_DATABASE_URL": url}).stdout.strip() == "api/*"
 
 
 def test_settings_get_set_list(url):
     run("install", database=url)
-    assert (
-        run("settings", "set", "service_cors_origins", "https://app.example.com", database=url).returncode
-        == 0
-    )
-    assert (
-        run("settings", "get", "service_cors_origins", database=url).stdout.strip()
-        == "https://app.example.com"
-    )
+    assert run("settings", "set", "service_cors_origins", "https://app.example.com", database=url).returncode == 0
+    assert run("settings", "get", "service_cors_origins", database=url).stdout.strip() == "https://app.example.com"
     listed = json.loads(run("settings", "list", "--json", database=url).stdout)
     assert listed["service_cors_max_age"] == "86400"
 
 
-@pytest.mark.parametrize(
-    ("args", "fragment"),
-    [
-        (("token", "create", "--name", "x", "--scopes", "Bad.Scope"), "invalid scope"),
-        (("token", "create", "--name", "x", "--scopes", ""), "at least one scope"),
-        (("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "2001-01-01"), "past"),
-        (("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "soon"), "invalid expiry"),
-        (("token", "create", "--name", "", "--scopes", "a.read"), "needs a name"),
-        (("token", "create", "--scopes", "a.read"), "--name"),
-        (("token", "reissue", "ghost"), "no token named"),
-        (("token", "disable", "ghost"), "no token named"),
-        (("token", "enable", "ghost"), "no token named"),
-        (("token", "delete", "ghost"), "no token named"),
-        (("token", "frobnicate"), "invalid choice"),
-        (("settings", "get", "no_such_key"), "no setting"),
-        (("settings",), "required"),
-        (("dance",), "invalid choice"),
-        (("openapi", "--api-file", "/nonexistent/api.py"), "api.py"),
-    ],
-)
+@pytest.mark.parametrize(("args", "fragment"), [
+    (("token", "create", "--name", "x", "--scopes", "Bad.Scope"), "invalid scope"),
+    (("token", "create", "--name", "x", "--scopes", ""), "at least one scope"),
+    (("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "2001-01-01"), "past"),
+    (("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "soon"), "invalid expiry"),
+    (("token", "create", "--name", "", "--scopes", "a.read"), "needs a name"),
+    (("token", "create", "--scopes", "a.read"), "--name"),
+    (("token", "reissue", "ghost"), "no token named"),
+    (("token", "disable", "ghost"), "no token named"),
+    (("token", "enable", "ghost"), "no token named"),
+    (("token", "delete", "ghost"), "no token named"),
+    (("token", "frobnicate"), "invalid choice"),
+    (("settings", "get", "no_such_key"), "no setting"),
+    (("settings",), "required"),
+    (("dance",), "invalid choice"),
+    (("openapi", "--api-file", "/nonexistent/api.py"), "api.py"),
+])
 def test_bad_input_exits_non_zero_with_one_line(installed_url, args, fragment):
     assert_refused(run(*args, database=installed_url), fragment)
 
@@ -139,9 +124,7 @@ def test_bad_input_exits_non_zero_with_one_line(installed_url, args, fragment):
 def test_a_duplicate_name_is_refused(url):
     run("install", database=url)
     run("token", "create", "--name", "app", "--scopes", "a.read", database=url)
-    assert_refused(
-        run("token", "create", "--name", "app", "--scopes", "a.read", database=url), "already exists"
-    )
+    assert_refused(run("token", "create", "--name", "app", "--scopes", "a.read", database=url), "already exists")
 
 
 def test_commands_before_install_say_what_to_do(url):

@@ -27,19 +27,11 @@ async def test_the_document_passes_the_openapi_3_1_validator_on_every_database(d
 async def test_a_star_token_sees_every_object_operation_service_endpoint_and_custom_route(site):
     document = await document_of(site, "*")
     assert operations(document) == {
-        "GET /health",
-        "GET /me",
-        "GET /objects",
-        "GET /openapi.json",
-        "GET /objects/articles",
-        "POST /objects/articles",
-        "GET /objects/articles/{id}",
-        "PATCH /objects/articles/{id}",
-        "DELETE /objects/articles/{id}",
-        "GET /objects/authors",
-        "GET /objects/authors/{id}",
-        "GET /reports/summary",
-        "GET /reports/{year}",
+        "GET /health", "GET /me", "GET /objects", "GET /openapi.json",
+        "GET /objects/articles", "POST /objects/articles", "GET /objects/articles/{id}",
+        "PATCH /objects/articles/{id}", "DELETE /objects/articles/{id}",
+        "GET /objects/authors", "GET /objects/authors/{id}",
+        "GET /reports/summary", "GET /reports/{year}",
     }
 
 
@@ -59,9 +51,7 @@ async def test_both_security_schemes_are_declared_and_either_carries_the_scope(s
     assert {"type": "http", "scheme": "bearer"}.items() <= schemes["bearerAuth"].items()
     assert {"type": "apiKey", "in": "header", "name": "X-API-Key"}.items() <= schemes["apiKeyAuth"].items()
     assert document["paths"]["/objects/articles"]["post"]["security"] == [
-        {"bearerAuth": ["articles.write"]},
-        {"apiKeyAuth": ["articles.write"]},
-    ]
+        {"bearerAuth": ["articles.write"]}, {"apiKeyAuth": ["articles.write"]}]
     assert document["paths"]["/health"]["get"]["security"] == []
 
 
@@ -74,9 +64,7 @@ async def test_every_filterable_field_has_one_parameter_per_operator_typed_by_th
     assert parameters["filter[published_on][gte]"]["schema"]["format"] == "date"
     assert parameters["filter[featured]"]["schema"]["enum"] == ["true", "1", "false", "0"]
     assert parameters["filter[created_at][lte]"]["schema"]["anyOf"] == [
-        {"format": "date-time"},
-        {"format": "date"},
-    ]
+        {"format": "date-time"}, {"format": "date"}]
     for operator in ("eq", "ne", "gt", "gte", "lt", "lte", "like", "in", "nin", "between", "null"):
         assert f"filter[title][{operator}]" in parameters
     assert "filter[title]" in parameters  # the short form of eq
@@ -98,36 +86,12 @@ async def test_in_nin_and_between_are_comma_lists_with_their_sizes(site):
 
 async def test_sort_fields_and_with_document_their_allowed_values(site):
     parameters = parameters_of(await document_of(site, "*"), "/objects/articles")
-    allowed = {
-        name: parameters[name]["schema"]["items"]["anyOf"][0]["enum"] for name in ("sort", "fields", "with")
-    }
-    assert allowed["sort"] == [
-        "id",
-        "-id",
-        "title",
-        "-title",
-        "price",
-        "-price",
-        "views",
-        "-views",
-        "published_on",
-        "-published_on",
-        "created_at",
-        "-created_at",
-    ]
-    assert allowed["fields"] == [
-        "id",
-        "title",
-        "body",
-        "category",
-        "price",
-        "rating",
-        "views",
-        "featured",
-        "published_on",
-        "created_at",
-        "author_id",
-    ]
+    allowed = {name: parameters[name]["schema"]["items"]["anyOf"][0]["enum"]
+               for name in ("sort", "fields", "with")}
+    assert allowed["sort"] == ["id", "-id", "title", "-title", "price", "-price", "views", "-views",
+                               "published_on", "-published_on", "created_at", "-created_at"]
+    assert allowed["fields"] == ["id", "title", "body", "category", "price", "rating", "views", "featured",
+                                 "published_on", "created_at", "author_id"]
     assert allowed["with"] == ["author", "comments"]
     assert "`-price`" in parameters["sort"]["description"]
     for name in ("search", "limit", "offset", "page"):
@@ -145,8 +109,7 @@ async def test_write_bodies_are_the_json_schemas_of_the_validators_that_check_th
     assert schemas["articles.Update"] == spec.validator.json_schema(partial=True)
     create = document["paths"]["/objects/articles"]["post"]
     assert create["requestBody"]["content"]["application/json"]["schema"] == {
-        "$ref": "#/components/schemas/articles.Create"
-    }
+        "$ref": "#/components/schemas/articles.Create"}
     for schema in schemas.values():
         jsonschema.Draft202012Validator.check_schema(schema)
 
@@ -155,17 +118,7 @@ async def test_writes_document_their_status_codes_and_every_operation_its_error_
     document = await document_of(site, "*")
     paths = document["paths"]
     assert set(paths["/objects/articles"]["post"]["responses"]) == {
-        "201",
-        "400",
-        "401",
-        "403",
-        "404",
-        "413",
-        "415",
-        "422",
-        "429",
-        "500",
-    }
+        "201", "400", "401", "403", "404", "413", "415", "422", "429", "500"}
     assert "Location" in paths["/objects/articles"]["post"]["responses"]["201"]["headers"]
     assert set(paths["/objects/articles/{id}"]["patch"]["responses"]) >= {"200", "404", "413", "415", "422"}
     assert "content" not in paths["/objects/articles/{id}"]["delete"]["responses"]["204"]
@@ -180,9 +133,7 @@ async def test_writes_document_their_status_codes_and_every_operation_its_error_
                     assert {"error", "message"} <= set(envelope["required"]), (method, path, status)
     assert responses["ValidationFailed"]["content"]["application/json"]["schema"]["properties"]["details"]
     assert responses["NotFound"]["content"]["application/json"]["schema"]["properties"]["error"]["enum"] == [
-        "not_found",
-        "unknown_object",
-    ]
+        "not_found", "unknown_object"]
 
 
 async def test_records_show_decimals_as_strings_and_relations_as_an_object_or_a_list(site):
@@ -200,11 +151,8 @@ async def test_records_show_decimals_as_strings_and_relations_as_an_object_or_a_
 async def test_the_answers_of_the_api_match_the_documented_record_and_list_schemas(site):
     document = await document_of(site, "*")
     token = await site.token("*")
-    listed = (
-        await site.client.get(
-            "/api/pb/v1/objects/articles?with=author,comments&sort=-price", headers=site.auth(token)
-        )
-    ).json()
+    listed = (await site.client.get("/api/pb/v1/objects/articles?with=author,comments&sort=-price",
+                                    headers=site.auth(token))).json()
     schemas = {"components": document["components"]}
     list_schema = {**schemas, "$ref": "#/components/schemas/articles.List"}
     jsonschema.Draft202012Validator(list_schema).validate(listed)
@@ -219,19 +167,12 @@ async def test_a_json_field_is_any_value_and_offers_no_filter_or_sort(sqlite_dat
 
     from pb_headless import ApiRegistry
 
-    notes = sa.Table(
-        "openapi_notes",
-        sa.MetaData(),
-        sa.Column("id", sa.Integer, primary_key=True),
-        sa.Column("data", sa.JSON, nullable=True),
-        sa.Column("label", sa.String(20)),
-    )
+    notes = sa.Table("openapi_notes", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),
+                     sa.Column("data", sa.JSON, nullable=True), sa.Column("label", sa.String(20)))
     await sqlite_database.execute(str(CreateTable(notes).compile(dialect=sa.dialects.sqlite.dialect())))
     registry = ApiRegistry()
-    registry.register(
-        "notes",
-        {"model": notes, "fields": ["data", "label"], "filterable": ["data", "label"], "sortable": ["data"]},
-    )
+    registry.register("notes", {"model": notes, "fields": ["data", "label"], "filterable": ["data", "label"],
+                                "sortable": ["data"]})
     host = await host_factory(sqlite_database, registry)
     document = await document_of(host, "*")
     validate(document)

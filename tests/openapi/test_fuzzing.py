@@ -61,33 +61,13 @@ async def test_schemathesis_finds_nothing_on_any_endpoint_with_a_star_token(sqli
         document = answer.json()
         (tmp_path / "openapi.json").write_text(json.dumps(document))
         (tmp_path / "schemathesis.toml").write_text(CONFIG)
-        arguments = [
-            *command,
-            "--config-file",
-            str(tmp_path / "schemathesis.toml"),
-            "run",
-            str(tmp_path / "openapi.json"),
-            "--url",
-            document["servers"][0]["url"],
-            "--seed",
-            str(SEED),
-            "--max-examples",
-            str(MAX_EXAMPLES),
-            "--generation-database",
-            "none",
-            "--request-timeout",
-            "20",
-            "--no-color",
-        ]
+        arguments = [*command, "--config-file", str(tmp_path / "schemathesis.toml"), "run",
+                     str(tmp_path / "openapi.json"), "--url", document["servers"][0]["url"],
+                     "--seed", str(SEED), "--max-examples", str(MAX_EXAMPLES),
+                     "--generation-database", "none", "--request-timeout", "20", "--no-color"]
         run = await asyncio.to_thread(
-            subprocess.run,
-            arguments,
-            cwd=tmp_path,
-            capture_output=True,
-            text=True,
-            timeout=1500,
-            env={**os.environ, "PB_FUZZ_TOKEN": token, "NO_COLOR": "1"},
-        )
+            subprocess.run, arguments, cwd=tmp_path, capture_output=True, text=True, timeout=1500,
+            env={**os.environ, "PB_FUZZ_TOKEN": token, "NO_COLOR": "1"})
     report = run.stdout + run.stderr
     assert run.returncode == 0, f"{report[-25000:]}\n--- server log ---\n{log_tail(server_log)}"
     operations = sum(len(methods) for methods in document["paths"].values())
