@@ -7,6 +7,7 @@ request → CORSMiddleware (OPTIONS under the API, CORS headers)
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from databases import Database
+from jinja2 import FileSystemLoader
 from starlette.applications import Starlette
 from starlette.routing import BaseRoute, Mount
 from starlette.staticfiles import StaticFiles
@@ -25,12 +27,14 @@ from examples.site.manager.constructor import ConstructorPages
 from examples.site.manager.dashboard import Dashboard
 from examples.site.manager.signin import HOME_URL, LOGIN_URL, SignIn
 from examples.site.pages import PublicPages
-from examples.site.rendering import Templates
+from examples.site.passwords import stand_in_hash
+from examples.site.rendering import TEMPLATES, Templates
+from examples.site.schema import create_tables, metadata
 from examples.site.sessions import AdminSessions
 from examples.site.site_folder import SiteFolder
 from examples.site.users import UserStore
 from pb_headless import ApiRegistry, CORSMiddleware, HeadlessAPI
-from pb_headless.admin import AdminApp
+from pb_headless.admin import AdminApp, Layout
 from pb_headless.constructor import ConstructorSource
 
 STATIC = Path(__file__).parent / "static"
@@ -63,6 +67,8 @@ class Site:
                     f"the database {self.config.database_label} is not initialised: "
                     "run `python -m examples.site init` first"
                 )
+            await create_tables(self.database, metadata)  # tables added since `init` ran (sessions, sign-ins)
+            await asyncio.to_thread(stand_in_hash)  # made before the first sign-in, off the event loop
             self.sessions.configure(self.config.secret_key or await session_secret(self.database))
             await self.api.startup()
         except BaseException:
@@ -126,7 +132,7 @@ def site_routes(
     config: SiteConfig, folder: SiteFolder, api: HeadlessAPI, users: UserStore
 ) -> list[BaseRoute]:
     templates = Templates()
-    signin = SignIn(users, templates)
+    signin = SignIn(users, templates, api.client_ip)
     admin = AdminApp(
         api,
         current_admin=signin.current_admin,
@@ -135,12 +141,14 @@ def site_routes(
         list_users=users.choices,
         viewer_url=config.docs_viewer_url,
         home_url=HOME_URL,
+        layout=Layout(FileSystemLoader(TEMPLATES), "mgr/base.html"),  # one shell for all of /mgr
+        new_table_url="/mgr/constructor/new",
     )
     return [
         *PublicPages(api.database, folder, templates).routes(),
         *signin.routes(),
         *Dashboard(api, signin, templates).routes(),
-        *ConstructorPages(api.database, signin, templates).routes(),
+        *ConstructorPages(api, signin, templates).routes(),
         Mount("/mgr/pb", app=admin),
         Mount("/api/pb/v1", app=api),
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),

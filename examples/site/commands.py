@@ -1,4 +1,4 @@
-"""The console: `python -m examples.site serve | init | admin create | quickstart`.
+"""The console: `python -m examples.site serve | init | admin create | admin password | quickstart`.
 
 Configuration comes from the environment (examples/site/config.py). A refusal is one line on
 stderr and a non-zero exit, never a traceback.
@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
 from examples.site.config import SiteConfig
+from examples.site.passwords import random_password
 
 if TYPE_CHECKING:
     from databases import Database
@@ -59,6 +60,14 @@ def build_parser() -> argparse.ArgumentParser:
     create = admin_commands.add_parser("create", help="add an administration user; prints its id")
     create.add_argument("--username", required=True)
     create.add_argument("--password", required=True)
+    reset = admin_commands.add_parser(
+        "password",
+        help="set a new password for an administration user and end their sessions",
+        description="Set a new password for an administration user; their open sessions end and "
+        "their failed sign-ins are forgotten. Without --password a random one is made and printed once.",
+    )
+    reset.add_argument("--username", required=True, help="the user whose password is reset")
+    reset.add_argument("--password", help="the new password (at least 8 characters); default: a random one")
     return parser
 
 
@@ -85,6 +94,13 @@ def run(args: argparse.Namespace, config: SiteConfig) -> int:
     if args.command == "init":
         for line in asyncio.run(init(config)):
             print(line)
+        return 0
+    if args.command == "admin" and args.admin_command == "password":
+        password = args.password or random_password()
+        user = asyncio.run(reset_password(config, args.username, password))
+        print(f"new password for administration user '{user['username']}'; their sessions have ended")
+        if not args.password:
+            print(f"password (shown once): {password}")
         return 0
     if args.command == "admin":
         user = asyncio.run(create_admin(config, args.username, args.password))
@@ -131,6 +147,20 @@ async def create_admin(config: SiteConfig, username: str, password: str) -> dict
     async with connected(config) as database:
         await create_tables(database, metadata)  # the site's own tables, should `init` not have run yet
         return await UserStore(database).create(username, password)
+
+
+async def reset_password(config: SiteConfig, username: str, password: str) -> dict[str, Any]:
+    from examples.site.logins import LoginThrottle
+    from examples.site.schema import create_tables, metadata
+    from examples.site.sessions import SessionRecords
+    from examples.site.users import UserStore
+
+    async with connected(config) as database:
+        await create_tables(database, metadata)
+        user = await UserStore(database).set_password(username, password)
+        await SessionRecords(database).end_all(user["id"])
+        await LoginThrottle(database).succeeded(user["username"])
+        return user
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

@@ -1,7 +1,8 @@
 """The constructor's table definitions, kept in the site's own tables, as `ConstructorTable` values.
 
 `load_tables` is the loader the site hands both `ConstructorSource` (the registry) and the admin
-app (the API tab); `create_content_table` stores a definition and creates its SQL table.
+app (the API tab); `create_content_table` stores a definition and creates its SQL table,
+`update_content_table` and `delete_content_table` change and drop it.
 """
 
 from __future__ import annotations
@@ -11,15 +12,20 @@ from datetime import UTC, datetime
 
 import sqlalchemy as sa
 from databases import Database
+from sqlalchemy.schema import CreateColumn, DropTable
 
-from examples.site.schema import content_fields, content_tables
+from examples.site.schema import content_fields, content_tables, dialect_of
 from pb_headless.constructor import (
+    ApiTabStore,
     ConstructorError,
     ConstructorField,
     ConstructorTable,
     create_table,
+    table_for,
     transliterate,
 )
+from pb_headless.db import run_ddl
+from pb_headless.state import bump_version
 
 TABLE_PREFIX = "ct_"  # keeps constructor tables apart from the site's and the library's own
 MAX_NAME = 64
@@ -72,32 +78,102 @@ async def create_content_table(
     database: Database, title: str, fields: Sequence[ConstructorField]
 ) -> ConstructorTable:
     """Store the definition and create its SQL table; a ConstructorError says what is wrong, nothing saved."""
-    title = title.strip()
-    if not title:
-        raise ConstructorError("a table needs a title")
-    if len(title) > 200:
-        raise ConstructorError("a table title is at most 200 characters")
+    title = _checked_title(title)
     if not fields:
         raise ConstructorError("a table needs at least one field")
     table = ConstructorTable(name=await sql_name_for(database, title), title=title, fields=tuple(fields))
     now = datetime.now(UTC).replace(tzinfo=None)
     async with database.transaction():
         await database.execute(content_tables.insert().values(name=table.name, title=title, created_at=now))
-        table_id = await database.fetch_val(
-            sa.select(content_tables.c.id).where(content_tables.c.name == table.name)
-        )
-        for position, field in enumerate(table.fields):
-            await database.execute(
-                content_fields.insert().values(
-                    table_id=table_id,
-                    position=position,
-                    name=field.name,
-                    label=field.label,
-                    type=field.type,
-                    required=field.required,
-                    searchable=field.searchable,
-                    length=field.length,
-                )
-            )
+        await _insert_fields(database, await _table_id(database, table.name), table.fields)
     await create_table(database, table)
     return table
+
+
+async def count_rows(database: Database, table: ConstructorTable) -> int:
+    sql = table_for(table)
+    return int(await database.fetch_val(sa.select(sa.func.count()).select_from(sql)) or 0)
+
+
+async def update_content_table(
+    database: Database,
+    table: ConstructorTable,
+    title: str,
+    kept: Sequence[ConstructorField],
+    added: Sequence[ConstructorField],
+) -> ConstructorTable:
+    """Change a table's title and field labels/search flags, add fields and drop the ones not kept.
+
+    An existing field keeps its name, type, length and required flag (its column and its data stay
+    as they are); a new field is added as a column, and a required one only while the table is empty.
+    """
+    title = _checked_title(title)
+    dropped = [field for field in table.fields if field.name not in {kept_field.name for kept_field in kept}]
+    changed = ConstructorTable(name=table.name, title=title, fields=(*kept, *added))  # checks duplicates
+    if not changed.fields:
+        raise ConstructorError("a table needs at least one field; add one before removing the last")
+    if any(field.required for field in added) and await count_rows(database, table):
+        raise ConstructorError(
+            "a new field cannot be required while the table has records (they have no value for it); "
+            "add it as optional, fill it in, then make the records complete"
+        )
+    sql = table_for(changed)
+    for field in dropped:
+        await database.execute(
+            f"ALTER TABLE {_quoted(database, table.name)} DROP COLUMN {_quoted(database, field.name)}"
+        )
+    for field in added:
+        column = CreateColumn(sql.c[field.name]).compile(dialect=dialect_of(database))
+        await database.execute(f"ALTER TABLE {_quoted(database, table.name)} ADD COLUMN {column}")
+    async with database.transaction():
+        table_id = await _table_id(database, table.name)
+        await database.execute(
+            content_tables.update().where(content_tables.c.id == table_id).values(title=title)
+        )
+        await database.execute(content_fields.delete().where(content_fields.c.table_id == table_id))
+        await _insert_fields(database, table_id, changed.fields)
+        await bump_version(database)
+    return changed
+
+
+async def delete_content_table(database: Database, table: ConstructorTable) -> None:
+    """Drop the SQL table, its definition and its API tab: the object stops being served at once."""
+    await run_ddl(database, DropTable(table_for(table), if_exists=True))
+    async with database.transaction():
+        table_id = await _table_id(database, table.name)
+        await database.execute(content_fields.delete().where(content_fields.c.table_id == table_id))
+        await database.execute(content_tables.delete().where(content_tables.c.id == table_id))
+    await ApiTabStore(database).delete(table.name)  # moves the shared version: every instance forgets it
+
+
+async def _table_id(database: Database, name: str) -> int:
+    return int(await database.fetch_val(sa.select(content_tables.c.id).where(content_tables.c.name == name)))
+
+
+async def _insert_fields(database: Database, table_id: int, fields: Sequence[ConstructorField]) -> None:
+    for position, field in enumerate(fields):
+        await database.execute(
+            content_fields.insert().values(
+                table_id=table_id,
+                position=position,
+                name=field.name,
+                label=field.label,
+                type=field.type,
+                required=field.required,
+                searchable=field.searchable,
+                length=field.length,
+            )
+        )
+
+
+def _checked_title(title: str) -> str:
+    title = title.strip()
+    if not title:
+        raise ConstructorError("a table needs a title")
+    if len(title) > 200:
+        raise ConstructorError("a table title is at most 200 characters")
+    return title
+
+
+def _quoted(database: Database, name: str) -> str:
+    return str(dialect_of(database).identifier_preparer.quote(name))

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
+import functools
 import hashlib
 import hmac
 import secrets
+import weakref
 
 ALGORITHM = "scrypt"
 N, R, P = 2**14, 8, 1  # about 16 MiB and a few tens of milliseconds per check
@@ -39,6 +42,27 @@ def verify_password(password: str, stored: str) -> bool:
         return hmac.compare_digest(derived, base64.b64decode(key))
     except (ValueError, TypeError):
         return False
+
+
+# scrypt takes ~16 MiB per check: a burst of sign-ins waits here rather than filling the memory.
+_CHECKS_AT_ONCE = 4
+_checking: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, asyncio.Semaphore] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+async def check_password(password: str, stored: str) -> bool:
+    """`verify_password` in a worker thread (scrypt releases the GIL), a few at a time per process."""
+    loop = asyncio.get_running_loop()
+    semaphore = _checking.setdefault(loop, asyncio.Semaphore(_CHECKS_AT_ONCE))
+    async with semaphore:
+        return await asyncio.to_thread(verify_password, password, stored)
+
+
+@functools.cache
+def stand_in_hash() -> str:
+    """A hash no password matches, checked for an unknown user so that it costs one check too."""
+    return hash_password(secrets.token_urlsafe(16))
 
 
 def random_password() -> str:

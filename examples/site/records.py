@@ -47,13 +47,15 @@ def _as_decimal(text: str) -> Decimal:
     return value.quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
 
 
+# What the record editor says under a field whose value it cannot take: a full sentence, for people.
 CONVERTERS: Mapping[str, tuple[Callable[[str], Any], str]] = {
-    "integer": (_as_integer, "must be a whole number from -2147483648 to 2147483647"),
-    "number": (_as_number, "must be a number"),
-    "decimal": (_as_decimal, "must be a number below 10000000000000"),
-    "date": (date.fromisoformat, "must be a date (YYYY-MM-DD)"),
-    "datetime": (_as_datetime, "must be a date and time"),
+    "integer": (_as_integer, "Enter a whole number, such as 42 (up to about 2 billion either way)."),
+    "number": (_as_number, "Enter a number, such as 3.5."),
+    "decimal": (_as_decimal, "Enter an amount such as 19.99, below 10 trillion."),
+    "date": (date.fromisoformat, "Enter a date, such as 2026-01-31."),
+    "datetime": (_as_datetime, "Enter a date and a time, such as 2026-01-31 14:30."),
 }
+REQUIRED = "Fill this in: it is required."
 INPUT_TYPES = {
     "string": "text",
     "email": "email",
@@ -73,7 +75,7 @@ def value_of(field: ConstructorField, raw: str) -> Any:
     text = raw.strip()
     if not text:
         if field.required:
-            raise ValueError("is required")
+            raise ValueError(REQUIRED)
         return None
     if field.type in CONVERTERS:
         convert, problem = CONVERTERS[field.type]
@@ -82,11 +84,11 @@ def value_of(field: ConstructorField, raw: str) -> Any:
         except (ValueError, ArithmeticError, InvalidOperation):
             raise ValueError(problem) from None
     if field.max_length is not None and len(text) > field.max_length:
-        raise ValueError(f"is longer than {field.max_length} characters")
+        raise ValueError(f"Shorten this to {field.max_length} characters at most (it has {len(text)}).")
     if field.type == "email" and "@" not in text:
-        raise ValueError("must be an email address")
+        raise ValueError("Enter an email address, such as name@example.com.")
     if field.type == "url" and not text.startswith(("http://", "https://")):
-        raise ValueError("must start with http:// or https://")
+        raise ValueError("Enter a web address starting with http:// or https://.")
     return raw if field.type == "text" else text
 
 
@@ -103,6 +105,17 @@ def values_from_form(
         except ValueError as problem:
             errors[field.name] = str(problem)
     return values, errors
+
+
+def display_text(field: ConstructorField, value: Any) -> str:
+    """A stored value as the records list shows it: Yes/No for a boolean, a dash for nothing."""
+    if field.type == "boolean":
+        return "Yes" if value else "No"
+    if value is None or value == "":
+        return "—"
+    if isinstance(value, datetime):
+        return value.strftime("%Y-%m-%d %H:%M")
+    return str(value)
 
 
 def form_text(field: ConstructorField, value: Any) -> str:

@@ -52,6 +52,25 @@ content_fields = sa.Table(
     sa.Column("length", sa.Integer, nullable=True),
 )
 
+# Administration sessions, server-side: the signed cookie only carries a random key whose hash is
+# here, so logging out (deleting the row) ends the session for good, on every instance.
+admin_sessions = sa.Table(
+    "site_sessions",
+    metadata,
+    sa.Column("key_hash", sa.String(64), primary_key=True),
+    sa.Column("user_id", sa.Integer, sa.ForeignKey("site_users.id"), nullable=False, index=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+)
+
+# Failed sign-ins per user name and per client address, shared by every instance (examples/site/logins.py).
+login_failures = sa.Table(
+    "site_login_failures",
+    metadata,
+    sa.Column("key", sa.String(200), primary_key=True),
+    sa.Column("failures", sa.Integer, nullable=False),
+    sa.Column("last_failure_at", sa.DateTime, nullable=False),
+)
+
 _DIALECTS = {"sqlite": sqlite, "postgresql": postgresql, "mysql": mysql, "mariadb": mysql}
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import re
 from datetime import UTC, datetime
 from typing import Any
@@ -9,7 +10,7 @@ from typing import Any
 import sqlalchemy as sa
 from databases import Database
 
-from examples.site.passwords import MIN_LENGTH, hash_password, verify_password
+from examples.site.passwords import MIN_LENGTH, check_password, hash_password, stand_in_hash
 from examples.site.schema import users
 
 MAX_ID = 2**31 - 1
@@ -39,10 +40,9 @@ class UserStore:
         if await self.find(username) is not None:
             raise UserError(f"an administration user named '{username}' already exists")
         now = datetime.now(UTC).replace(tzinfo=None)
+        hashed = await asyncio.to_thread(hash_password, password)
         await self.database.execute(
-            users.insert().values(
-                username=username, password_hash=hash_password(password), blocked=False, created_at=now
-            )
+            users.insert().values(username=username, password_hash=hashed, blocked=False, created_at=now)
         )
         created = await self.find(username)
         assert created is not None
@@ -53,18 +53,33 @@ class UserStore:
         return _public(row) if row is not None else None
 
     async def authenticate(self, username: str, password: str) -> dict[str, Any] | None:
-        """The user, when the password is right and the user is not blocked."""
+        """The user, when the password is right and the user is not blocked.
+
+        Exactly one password check runs whatever the outcome (an unknown user is checked against a
+        stand-in hash), so the time taken does not tell whether the user exists. The check runs in
+        a worker thread, so a burst of sign-ins never holds up the event loop.
+        """
         row = await self.database.fetch_one(
-            users.select().where(users.c.username == (username or "").strip())
+            users.select().where(users.c.username == (username or "").strip()[:100])
         )
-        if row is None:
-            verify_password(
-                password, hash_password("timing")
-            )  # a missing user costs the same as a wrong password
-            return None
-        if not verify_password(password or "", row._mapping["password_hash"]) or row._mapping["blocked"]:
+        stored = row._mapping["password_hash"] if row is not None else stand_in_hash()
+        matches = await check_password(password or "", stored)
+        if row is None or not matches or row._mapping["blocked"]:
             return None
         return _public(row)
+
+    async def set_password(self, username: str, password: str) -> dict[str, Any]:
+        """A new password for an existing user (the console's `admin password`)."""
+        user = await self.find((username or "").strip())
+        if user is None:
+            raise UserError(f"there is no administration user named '{username}'")
+        if len(password or "") < MIN_LENGTH:
+            raise UserError(f"a password has at least {MIN_LENGTH} characters")
+        hashed = await asyncio.to_thread(hash_password, password)
+        await self.database.execute(
+            users.update().where(users.c.id == int(user["id"])).values(password_hash=hashed)
+        )
+        return user
 
     async def active(self, user_id: str | int | None) -> dict[str, Any] | None:
         """The user with this id, or None when deleted or blocked (the API's acting-user loader)."""

@@ -14,5 +14,6 @@ except ImportError as missing:  # pragma: no cover - depends on the installation
 
 from pb_headless.admin.application import AdminApp
 from pb_headless.admin.csrf import csrf_token, is_valid_csrf, rotate_csrf_token
+from pb_headless.admin.rendering import Layout
 
-__all__ = ["AdminApp", "csrf_token", "is_valid_csrf", "rotate_csrf_token"]
+__all__ = ["AdminApp", "Layout", "csrf_token", "is_valid_csrf", "rotate_csrf_token"]

@@ -1,21 +1,25 @@
-"""The API tab of each constructor table: the switch, the ticked fields, the operations and the URL name.
+"""The API tab of each constructor table: the switch, the ticked fields, filter and sort per field,
+the operations and the URL name.
 
 The table definitions come from the host's loader (the one it gives `ConstructorSource`); the tab
 is saved through `ApiTabStore`, which moves the shared version, so the API serves the change on the
-next request of every instance.
+next request of every instance. A refused save shows the form as it was submitted.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from starlette.datastructures import FormData
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from pb_headless.admin.access import form_of, text
 from pb_headless.admin.rendering import PAGE_HEADERS, Renderer, flash
+from pb_headless.admin.sources import source_of
 from pb_headless.constructor import (
     ApiTab,
     ApiTabStore,
@@ -25,11 +29,61 @@ from pb_headless.constructor import (
     declaration_for,
     url_name_for,
 )
+from pb_headless.constructor.publishing import default_sortable
 from pb_headless.constructor.source import TableLoader
 from pb_headless.registry import OPERATIONS
 
 if TYPE_CHECKING:
     from pb_headless.api.application import HeadlessAPI
+
+PRIMARY_KEY = "id"
+
+
+@dataclass(frozen=True)
+class TabForm:
+    """The tab as the page shows it: stored values, or exactly what was submitted."""
+
+    enabled: bool
+    fields: tuple[str, ...]
+    operations: tuple[str, ...]
+    url_name: str
+    filterable: tuple[str, ...]
+    sortable: tuple[str, ...]
+
+    @classmethod
+    def of(cls, table: ConstructorTable, tab: ApiTab) -> TabForm:
+        names = tuple(field.name for field in table.fields)
+        return cls(
+            tab.enabled,
+            tab.fields,
+            tab.operations,
+            tab.url_name or "",
+            names if tab.filterable is None else tab.filterable,
+            default_sortable(table) if tab.sortable is None else tab.sortable,
+        )
+
+    @classmethod
+    def submitted(cls, form: FormData, table: ConstructorTable) -> TabForm:
+        defined = {field.name for field in table.fields}
+
+        def ticked(key: str) -> tuple[str, ...]:
+            return tuple(name for name in form.getlist(key) if isinstance(name, str) and name in defined)
+
+        operations = tuple(op for op in form.getlist("operations") if op in OPERATIONS)
+        return cls(bool(text(form, "enabled")), ticked("fields"), operations, text(form, "url_name"),
+                   ticked("filterable"), ticked("sortable"))  # fmt: skip
+
+    def tab(self) -> ApiTab:
+        if not self.operations:
+            raise ConstructorError("keep at least one operation (list and show are the read-only ones)")
+        return ApiTab(
+            enabled=self.enabled,
+            fields=self.fields,
+            operations=self.operations,
+            url_name=self.url_name or None,
+            filterable=(PRIMARY_KEY, *self.filterable),
+            sortable=(PRIMARY_KEY, *self.sortable),
+        )
 
 
 def publication(table: ConstructorTable, tab: ApiTab, catalog: Any) -> dict[str, Any]:
@@ -39,16 +93,27 @@ def publication(table: ConstructorTable, tab: ApiTab, catalog: Any) -> dict[str,
         return {"published": False, "name": name, "reason": "the switch is off"}
     if declaration_for(table, tab) is None:
         return {"published": False, "name": name, "reason": "no field is ticked"}
-    spec = catalog.get(name)
-    if spec is not None and spec.source != f"constructor:{table.name}":
-        return {"published": False, "name": name, "reason": f"the name is taken by {spec.source}"}
-    if spec is None:
+    taken = name_taken_by(table, name, catalog)
+    if taken:
+        return {"published": False, "name": name, "reason": f"the name is taken by {taken}"}
+    if name not in catalog:
         return {
             "published": False,
             "name": name,
             "reason": "it could not be published; the server log says why",
         }
     return {"published": True, "name": name, "reason": None}
+
+
+def name_taken_by(table: ConstructorTable, name: str, catalog: Any) -> str | None:
+    """Which other object publishes `name` (its kind and name, never a server path), or None."""
+    spec = catalog.get(name)
+    if spec is None:
+        return None
+    source = source_of(spec)
+    if source.kind == "constructor" and source.name == table.name:
+        return None
+    return source.describe()
 
 
 class ApiTabSection:
@@ -78,46 +143,53 @@ class ApiTabSection:
         table = next((t for t in await self.source.tables(self.api.database) if t.name == name), None)
         if table is None:
             return self.renderer.error(request, 404, "Not found", f"There is no constructor table '{name}'.")
-        tab, error = await self.store.get(name), None
+        stored = await self.store.get(name)
+        shown, error = TabForm.of(table, stored), None
+        catalog = (await self.api.snapshot()).catalog
         if request.method == "POST":
+            shown = TabForm.submitted(form_of(request), table)
             try:
-                tab = self._tab_from_form(request, table, tab)
+                tab = shown.tab()
+                self._check_name(table, tab, catalog)
                 await self.store.save(name, tab)
             except ConstructorError as refused:
-                error = str(refused)
+                error = _sentence(refused)
             else:
-                flash(request, f"API tab of '{table.title or table.name}' saved.")
+                flash(request, _saved_message(table, tab))
                 return RedirectResponse(request.url.path, status_code=303, headers=PAGE_HEADERS)
-        return self.renderer.page(
-            request,
-            "api_tab.html",
-            {
-                "table": table,
-                "tab": tab,
-                "error": error,
-                "operations": OPERATIONS,
-                "default_name": url_name_for(table),
-                "api_prefix": self.api.prefix,
-                "state": publication(table, tab, (await self.api.snapshot()).catalog),
-            },
-            422 if error else 200,
-        )
+        context = {
+            "table": table,
+            "tab": shown,
+            "error": error,
+            "operations": OPERATIONS,
+            "default_name": url_name_for(table),
+            "api_prefix": self.api.prefix,
+            "state": publication(table, stored, catalog),
+        }
+        return self.renderer.page(request, "api_tab.html", context, 422 if error else 200)
 
     @staticmethod
-    def _tab_from_form(request: Request, table: ConstructorTable, stored: ApiTab) -> ApiTab:
-        """The submitted tab; the lists this page does not edit keep their stored values."""
-        form = form_of(request)
-        defined = {field.name for field in table.fields}
-        ticked = [name for name in form.getlist("fields") if isinstance(name, str) and name in defined]
-        operations = [op for op in form.getlist("operations") if op in OPERATIONS]
-        if not operations:
-            raise ConstructorError("operations: keep at least one operation (list and show are read-only)")
-        return ApiTab(
-            enabled=bool(text(form, "enabled")),
-            fields=tuple(ticked),
-            operations=tuple(operations),
-            url_name=text(form, "url_name") or None,
-            writable=stored.writable,
-            filterable=stored.filterable,
-            sortable=stored.sortable,
-        )
+    def _check_name(table: ConstructorTable, tab: ApiTab, catalog: Any) -> None:
+        """Refuse a URL name another object already answers to, before anything is saved."""
+        if not tab.enabled:
+            return  # with the switch off nothing is published, so the name takes nothing from anyone
+        name = tab.url_name or url_name_for(table)
+        taken = name_taken_by(table, name, catalog)
+        if taken:
+            raise ConstructorError(
+                f"the URL name “{name}” is already used by {taken}. "
+                "Choose another URL name; nothing was saved"
+            )
+
+
+def _saved_message(table: ConstructorTable, tab: ApiTab) -> str:
+    title = table.title or table.name
+    if declaration_for(table, tab) is None:
+        return f"API tab of “{title}” saved. The table is not published."
+    return f"API tab of “{title}” saved. It is served at /objects/{tab.url_name or url_name_for(table)}."
+
+
+def _sentence(error: Exception) -> str:
+    message = str(error).strip()
+    message = message[:1].upper() + message[1:]
+    return message if message.endswith((".", "!", "?")) else message + "."

@@ -15,8 +15,8 @@ from starlette.types import Receive, Scope, Send
 from pb_headless.admin.access import Access, CurrentAdmin
 from pb_headless.admin.api_tabs import ApiTabSection
 from pb_headless.admin.cors_settings import CorsSettingsPage
-from pb_headless.admin.docs import docs_routes
-from pb_headless.admin.rendering import PAGE_HEADERS, Renderer
+from pb_headless.admin.docs import SWAGGER_UI_CDN, docs_routes
+from pb_headless.admin.rendering import PAGE_HEADERS, Layout, Renderer
 from pb_headless.admin.token_section import ListUsers, TokenSection
 from pb_headless.constructor.source import TableLoader
 
@@ -38,7 +38,10 @@ class AdminApp:
     - `list_users`: `() -> [(id, label)]` of users a token may act as, for a select box; without it the
       acting user is typed as an id. Either way an id the host's `user_loader` refuses is not saved.
     - `viewer_url`: passed on to the documentation page (the Swagger UI files' base address).
-    - `home_url`: the host's administration home, linked from every page.
+    - `home_url`: the host's administration home, linked from every page of the library's own layout.
+    - `layout`: the host's layout template (`Layout(loader, template)`); every page here, the docs
+      page included, extends it, so the whole administration area has one shell (docs/admin.md).
+    - `new_table_url`: where the host makes a constructor table; the empty Tables page links to it.
 
     The host must run Starlette's `SessionMiddleware`: the CSRF token lives in its session.
     """
@@ -53,12 +56,14 @@ class AdminApp:
         list_users: ListUsers | None = None,
         viewer_url: str | None = None,
         home_url: str | None = None,
+        layout: Layout | None = None,
+        new_table_url: str | None = None,
     ) -> None:
         self.api = api
         sections = [("tokens", "API tokens"), ("settings/cors", "CORS")]
         if constructor_tables is not None:
             sections.append(("tables", "Tables"))
-        self.renderer = Renderer(sections, home_url)
+        self.renderer = Renderer(sections, home_url, layout, new_table_url=new_table_url)
         self.access = Access(current_admin, login_url, self.renderer)
         guard = self.access.page
         routes: list[BaseRoute] = [Route("/", guard(self.index), methods=["GET"])]
@@ -66,7 +71,7 @@ class AdminApp:
         routes += CorsSettingsPage(api, self.renderer).routes(guard)
         if constructor_tables is not None:
             routes += ApiTabSection(api, self.renderer, constructor_tables).routes(guard)
-        routes += _docs_routes(api, current_admin, login_url, viewer_url)
+        routes += docs_routes(api, current_admin, login_url, viewer_url or SWAGGER_UI_CDN, self.renderer)
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
         self.app = Starlette(routes=routes)
 
@@ -77,12 +82,3 @@ class AdminApp:
         return RedirectResponse(
             request.scope.get("root_path", "").rstrip("/") + "/tokens", status_code=303, headers=PAGE_HEADERS
         )
-
-
-def _docs_routes(
-    api: HeadlessAPI, current_admin: CurrentAdmin, login_url: str | None, viewer_url: str | None
-) -> list[BaseRoute]:
-    """`/docs` and `/openapi.json` (CONTRACT §9), from `pb_headless/admin/docs.py`; its default viewer
-    address is kept unless the host names one."""
-    options = {"viewer_url": viewer_url} if viewer_url else {}
-    return list(docs_routes(api, current_admin, login_url, **options))

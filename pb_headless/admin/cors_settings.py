@@ -28,10 +28,9 @@ KEYS = (
     "service_cors_credentials",
     "service_cors_max_age",
 )
-_EXACT_ORIGIN = re.compile(
-    r"[a-z][a-z0-9+.-]*://[A-Za-z0-9.-]+(:\d{1,5})?|[a-z][a-z0-9+.-]*://\[[0-9A-Fa-f:.]+\](:\d{1,5})?"
-)
-_WILDCARD_ORIGIN = re.compile(r"[a-z][a-z0-9+.-]*://\*\.[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*")
+# Browsers send an Origin only for http(s) pages, so any other scheme (ftp://, file://) can never match.
+_EXACT_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:\d{1,5})?|https?://\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
+_WILDCARD_ORIGIN = re.compile(r"https?://\*\.[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*")
 _TOKEN = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+")
 _PATH_GLOB = re.compile(r"[^\s,]+")
 
@@ -44,7 +43,8 @@ def _check_origins(value: str) -> str | None:
     for origin in _items(value):
         if origin != "*" and not (_EXACT_ORIGIN.fullmatch(origin) or _WILDCARD_ORIGIN.fullmatch(origin)):
             return (
-                f"'{origin}' is not an origin: use https://example.com (no path), https://*.example.com or *"
+                f"“{origin}” is not an origin a browser sends: use http:// or https:// with a host and no "
+                "path, such as https://app.example.com, https://*.example.com for its subdomains, or *"
             )
     return None
 

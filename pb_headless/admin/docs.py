@@ -7,16 +7,14 @@ load, the page explains that and gives the specification's address instead of st
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import TYPE_CHECKING
 
-from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
 from starlette.routing import Route
 
 from pb_headless.admin.access import CurrentAdmin, admin_of, login_redirect
-from pb_headless.admin.rendering import PAGE_HEADERS
+from pb_headless.admin.rendering import PAGE_HEADERS, Renderer
 from pb_headless.http.responses import NO_STORE, json_response
 from pb_headless.errors import NotFound, Unauthorized, error_response
 from pb_headless.openapi import full_document
@@ -29,7 +27,6 @@ SWAGGER_UI_CDN = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5"
 # How long the page waits for the viewer before it explains; the CONTRACT asks for "a few seconds".
 VIEWER_TIMEOUT_MS = 3000
 CONTEXT = "mgr"
-TEMPLATES = Path(__file__).parent / "templates"
 _NOT_FOUND_PAGE = "<!doctype html><title>Not found</title><p>Nothing was found at this address.</p>"
 _SIGN_IN_PAGE = (
     "<!doctype html><title>Sign in required</title><p>Sign in to the administration area first.</p>"
@@ -37,10 +34,20 @@ _SIGN_IN_PAGE = (
 
 
 def docs_routes(
-    api: HeadlessAPI, current_admin: CurrentAdmin, login_url: str | None, viewer_url: str = SWAGGER_UI_CDN
+    api: HeadlessAPI,
+    current_admin: CurrentAdmin,
+    login_url: str | None,
+    viewer_url: str = SWAGGER_UI_CDN,
+    renderer: Renderer | None = None,
 ) -> list[Route]:
-    """`/docs` and `/openapi.json`, relative to where the host mounts the admin area (`/mgr/pb`)."""
-    docs = DocsEndpoints(api, current_admin, login_url, viewer_url)
+    """`/docs` and `/openapi.json`, relative to where the host mounts the admin area (`/mgr/pb`).
+
+    `renderer` is the admin app's (so the page shares the host's layout); alone, the page uses the
+    library's own layout and needs no session.
+    """
+    docs = DocsEndpoints(
+        api, current_admin, login_url, viewer_url, renderer or Renderer((), None, sessionless=True)
+    )
     return [
         Route("/docs", docs.page, methods=["GET"]),
         Route("/openapi.json", docs.specification, methods=["GET"]),
@@ -49,34 +56,37 @@ def docs_routes(
 
 class DocsEndpoints:
     def __init__(
-        self, api: HeadlessAPI, current_admin: CurrentAdmin, login_url: str | None, viewer_url: str
+        self,
+        api: HeadlessAPI,
+        current_admin: CurrentAdmin,
+        login_url: str | None,
+        viewer_url: str,
+        renderer: Renderer,
     ) -> None:
         self.api = api
         self.current_admin = current_admin
         self.login_url = login_url
         self.viewer_url = viewer_url.rstrip("/")
-        self.templates = Environment(
-            loader=FileSystemLoader(TEMPLATES), autoescape=select_autoescape(default=True)
-        )
+        self.renderer = renderer
 
     async def page(self, request: Request) -> Response:
         if request.query_params.get("ctx") != CONTEXT:
             return HTMLResponse(_NOT_FOUND_PAGE, status_code=404, headers=PAGE_HEADERS)
-        if await admin_of(self.current_admin, request) is None:
+        admin = await admin_of(self.current_admin, request)
+        if admin is None:
             if self.login_url is None:
                 return HTMLResponse(_SIGN_IN_PAGE, status_code=401, headers=PAGE_HEADERS)
             return login_redirect(self.login_url, request)
+        request.state.admin = admin
         root = request.scope.get("root_path", "").rstrip("/")
         origin = self.api.origin(request)
         context = {
-            "root": root,
             "spec_url": f"{origin}{root}/openapi.json?ctx={CONTEXT}",
             "api_url": f"{origin}{self.api.prefix}",
             "viewer_url": self.viewer_url,
             "timeout_ms": VIEWER_TIMEOUT_MS,
         }
-        html = self.templates.get_template("docs.html").render(context)
-        return HTMLResponse(html, headers=PAGE_HEADERS)
+        return self.renderer.page(request, "docs.html", context)
 
     async def specification(self, request: Request) -> Response:
         if request.query_params.get("ctx") != CONTEXT:

@@ -51,7 +51,7 @@ def raw_declaration(table: ConstructorTable, tab: ApiTab, published: tuple[str, 
         "fields": list(published),
         "searchable": [name for name in published if defined[name].searchable],
         "filterable": _listed(tab.filterable, whitelist),
-        "sortable": _listed(tab.sortable, whitelist),
+        "sortable": _listed(tab.sortable, whitelist, default=(PRIMARY_KEY, *default_sortable(table))),
         "operations": list(tab.operations),
         "writable": list(writable),
         "rules": {name: rules_for(defined[name]) for name in writable if name in defined},
@@ -62,6 +62,12 @@ def published_fields(table: ConstructorTable, tab: ApiTab) -> tuple[str, ...]:
     """The ticked fields the table defines, in the table's own order."""
     ticked = set(tab.fields)
     return tuple(field.name for field in table.fields if field.name in ticked)
+
+
+def default_sortable(table: ConstructorTable) -> tuple[str, ...]:
+    """The fields sortable until the API tab says otherwise: all but long text, which sorts slowly
+    and meaninglessly."""
+    return tuple(field.name for field in table.fields if field.type != "text")
 
 
 def url_name_for(table: ConstructorTable) -> str:
@@ -93,7 +99,9 @@ def _writable(tab: ApiTab, defined: dict[str, ConstructorField],
     return tuple(name for name in tab.writable if name in defined or name == PUBLISHED)
 
 
-def _listed(chosen: tuple[str, ...] | None, whitelist: tuple[str, ...]) -> list[str]:
+def _listed(
+    chosen: tuple[str, ...] | None, whitelist: tuple[str, ...], default: tuple[str, ...] | None = None
+) -> list[str]:
     if chosen is None:
-        return list(whitelist)
+        return [name for name in whitelist if default is None or name in default]
     return [name for name in chosen if name in whitelist]

@@ -27,7 +27,9 @@ def table_for(table: ConstructorTable) -> sa.Table:
 
 def column_for(field: ConstructorField) -> sa.Column[object]:
     kind = KINDS[field.type]
-    return sa.Column(field.name, kind.column_type(field.max_length), nullable=not field.required)
+    # The label travels on the column: validation messages and the OpenAPI schema name the field by it.
+    info = {"label": field.label} if field.label else {}
+    return sa.Column(field.name, kind.column_type(field.max_length), nullable=not field.required, info=info)
 
 
 async def create_table(database: Database, table: ConstructorTable) -> sa.Table:

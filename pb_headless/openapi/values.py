@@ -50,6 +50,9 @@ def record_value_schema(field: FieldSpec) -> Schema:
     schema = dict(_RECORD.get(field.kind, {"type": "string"}))
     if field.column.nullable and not field.column.primary_key:
         schema["type"] = [schema["type"], "null"]
+    label = field.column.info.get("label") if field.column.info else None
+    if isinstance(label, str) and label.strip():
+        schema = {"title": label.strip(), **schema}  # a constructor field's label, as the site owner wrote it
     return schema
 
 

@@ -69,9 +69,9 @@ class FieldCheck:
         if raw is None:
             if plan.accepts_null:
                 return None, []
-            return None, [message("required" if plan.present_on_create else "not_null", plan.name)]
+            return None, [message("required" if plan.present_on_create else "not_null", plan.shown_name)]
         if plan.required and is_empty(raw):
-            return None, [message("required", plan.name)]
+            return None, [message("required", plan.shown_name)]
         atom = json_type(raw)
         failed = [text for atoms, text in self.gates if atom not in atoms]
         if failed:
@@ -79,12 +79,12 @@ class FieldCheck:
         try:
             value = self.convert(raw)
         except InvalidValue:
-            return None, [message(_KIND_MESSAGE.get(plan.column.kind, "string"), plan.name)]
+            return None, [message(_KIND_MESSAGE.get(plan.column.kind, "string"), plan.shown_name)]
         return value, [text for check in self.checks if (text := check(value)) is not None]
 
 
 def build_check(plan: FieldPlan) -> FieldCheck:
-    name = plan.name
+    name = plan.shown_name
     gates = [(json_types(plan.column), message(_KIND_MESSAGE.get(plan.column.kind, "string"), name))]
     for rule in plan.rules:
         atoms = plan.rule_atoms(rule)
@@ -135,11 +135,11 @@ def _option_checks(plan: FieldPlan) -> list[Check]:
     if plan.allowed is not None:
         allowed = _option_set(plan.allowed)
         shown = tuple(value for value in plan.allowed if value not in plan.forbidden)
-        refused = options_message("in", plan.name, shown)
+        refused = options_message("in", plan.shown_name, shown)
         checks.append(_predicate(lambda value: _is_among(value, allowed), refused))
     if plan.forbidden:
         forbidden = _option_set(plan.forbidden)
-        listed = options_message("not_in", plan.name, plan.forbidden)
+        listed = options_message("not_in", plan.shown_name, plan.forbidden)
         checks.append(_predicate(lambda value: not _is_among(value, forbidden), listed))
     return checks
 
@@ -162,10 +162,10 @@ def _is_among(value: object, options: frozenset[tuple[type, object]]) -> bool:
 
 def _rule_checks(plan: FieldPlan, rule: Rule) -> list[Check]:
     if rule.name in SIZE_RULES:
-        return [_size_check(rule.name, plan.name, rule.numbers)]
+        return [_size_check(rule.name, plan.shown_name, rule.numbers)]
     if rule.name not in _VALUE_RULES:
         return []  # type rules act in the gates, in/not_in in _option_checks; the rest only annotate
-    text = message(rule.name, plan.name)
+    text = message(rule.name, plan.shown_name)
     if rule.name == "regex":
         pattern = rule.pattern
         return [_predicate(lambda value: pattern.search(value) is not None, text)]  # type: ignore[union-attr]

@@ -65,6 +65,12 @@ class FieldPlan:
     atoms: frozenset[str]
     allowed: tuple[object, ...] | None = None
     forbidden: tuple[object, ...] = ()
+    label: str | None = None  # the column's `info["label"]` (a constructor field's label), for people
+
+    @property
+    def shown_name(self) -> str:
+        """How messages name the field: its label when it has one (`Цена`), else its name."""
+        return self.label or self.name
 
     @property
     def required(self) -> bool:
@@ -112,7 +118,15 @@ def plan_field(
     if not atoms:
         typed = "', '".join(rule.text for rule in rules if plan.rule_atoms(rule) is not None)
         raise ref.error(f"rules '{typed}' cannot all hold for one value (column type {type_name})")
-    return FieldPlan(ref.field, described, rules, atoms, *_options(ref, described, rules))
+    return FieldPlan(
+        ref.field, described, rules, atoms, *_options(ref, described, rules), label=column_label(column)
+    )
+
+
+def column_label(column: sa.Column) -> str | None:
+    """A human label set on the column as `info={"label": ...}` (the constructor sets its field labels)."""
+    label = column.info.get("label") if column.info else None
+    return (label.strip() or None) if isinstance(label, str) else None
 
 
 def _check_fit(ref: FieldRef, rule: Rule, column: ColumnDescription, type_name: str) -> None:

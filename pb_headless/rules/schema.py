@@ -40,7 +40,7 @@ def body_schema(plans: Sequence[FieldPlan], *, partial: bool) -> dict:
 
 
 def field_schema(plan: FieldPlan) -> dict:
-    schema: dict = {}
+    schema: dict = {"title": plan.label} if plan.label else {}
     types = _type_names(plan.atoms) + (["null"] if plan.accepts_null else [])
     if len(types) < 6:  # all six JSON types is any value: say nothing
         schema["type"] = types[0] if len(types) == 1 else types

@@ -45,7 +45,7 @@ class Validator:
             if name in body:
                 value, messages = check.run(body[name])
             elif not partial and check.plan.present_on_create:
-                value, messages = None, [message("required", name)]
+                value, messages = None, [message("required", check.plan.shown_name)]
             else:
                 continue
             if messages:
@@ -63,7 +63,8 @@ class Validator:
 
     def unique_message(self, field: str) -> str:
         """The message for a `unique` field whose value is taken (the caller runs the query)."""
-        return message("unique", field)
+        plan = self._plans.get(field)
+        return message("unique", plan.shown_name if plan is not None else field)
 
     def __repr__(self) -> str:
         return f"<Validator writable={list(self.writable)!r} unique={list(self.unique_fields)!r}>"

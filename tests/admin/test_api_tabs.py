@@ -137,7 +137,10 @@ async def test_the_record_editor_checks_values_by_field_type(sqlite_browser):
         form_page=f"/mgr/constructor/{TABLE}/records/new",
     )
     assert page.status_code == 422
-    assert "Заголовок is required" in page.text and "Цена must be a number" in page.text
+    assert "Nothing was saved: 2 fields below need a change." in page.text
+    assert "Fill this in: it is required." in page.text
+    assert "Enter an amount such as 19.99, below 10 trillion." in page.text
+    assert 'value="много"' in page.text  # what was typed stays in the form
     table_page = await browser.get(f"/mgr/constructor/{TABLE}")
     assert (
         table_page.text.count("/records/") - table_page.text.count("/records/new") == 4

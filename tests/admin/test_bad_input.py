@@ -32,7 +32,7 @@ async def test_odd_form_values_are_refused_on_the_form(sqlite_browser):
     answer = await browser.submit("/mgr/pb/tokens/action", {"name": "nope", "action": "explode"})
     assert answer.status_code == 400
     answer = await browser.submit("/mgr/pb/tokens/action", {"name": "nope", "action": "disable"})
-    assert answer.status_code == 303 and "no token named" in (await browser.get("/mgr/pb/tokens")).text
+    assert answer.status_code == 303 and "No token named" in (await browser.get("/mgr/pb/tokens")).text
     new_table = {"title": "T", "field-0-name": "a", "field-0-type": "string", "field-0-length": BIG}
     answer = await browser.submit("/mgr/constructor/new", new_table, form_page="/mgr/constructor/new")
     assert answer.status_code == 422

@@ -31,10 +31,15 @@ def assert_fallback_names_the_specification(page, site) -> None:
     assert "could not be loaded" in fallback.inner_text()
     assert address in fallback.inner_text()
     assert page.locator("#spec-address").get_attribute("href") == address
+    download = page.locator("#spec-download")
+    assert download.get_attribute("href") == address and download.get_attribute("download") == "openapi.json"
+    assert f"{site.url}/api/pb/v1/openapi.json" in fallback.inner_text()  # what tools read with a token
+    assert page.locator("header.pb-shell button:has-text('Sign out')").is_visible()  # the one shell
 
 
 def test_the_docs_page_explains_and_gives_the_specification_address_when_the_cdn_is_unreachable(
-        start_site, browser):
+    start_site, browser
+):
     site = start_site()
     page = browser.new_page()
     page.route(CDN, lambda route: route.abort("internetdisconnected"))
@@ -55,7 +60,8 @@ def test_the_docs_page_explains_within_seconds_when_the_cdn_never_answers(start_
 
 
 def test_with_the_viewer_files_served_locally_authorize_and_try_it_get_a_200(
-        start_site, browser, viewer_server):
+    start_site, browser, viewer_server
+):
     site = start_site(viewer_url=viewer_server)
     token = site.token("*")
     page = browser.new_page()

@@ -58,10 +58,19 @@ class Browser:
         return await self.client.post(path, data={**data, "csrf_token": await self.csrf(form_page)})
 
     async def create_token(self, name: str, scopes: str, **fields: str) -> str:
-        page = await self.submit("/mgr/pb/tokens", {"name": name, "scopes": scopes, **fields})
-        assert page.status_code == 200, page.text
+        page = await self.revealed(
+            await self.submit("/mgr/pb/tokens", {"name": name, "scopes": scopes, **fields})
+        )
         self.tokens[name] = token_value(page)
         return self.tokens[name]
+
+    async def revealed(self, answer: httpx.Response) -> httpx.Response:
+        """Create and Reissue answer 303 to the one-time reveal page: follow it, as a browser does."""
+        assert answer.status_code == 303, answer.text
+        assert "/tokens/reveal?" in answer.headers["location"]
+        page = await self.client.get(answer.headers["location"])
+        assert page.status_code == 200, page.text
+        return page
 
     async def api(self, path: str, token: str, method: str = "GET", **options: Any) -> httpx.Response:
         headers = {"Authorization": f"Bearer {token}", **options.pop("headers", {})}

@@ -12,13 +12,16 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
+from examples.site.logins import LoginThrottle, now_utc
 from examples.site.rendering import ADMIN_HEADERS, Templates
+from examples.site.sessions import SessionRecords
 from examples.site.users import UserStore
 from pb_headless.admin import is_valid_csrf, rotate_csrf_token
 
 LOGIN_URL = "/mgr/login"
 HOME_URL = "/mgr/"
-SESSION_USER = "admin_id"
+SESSION_KEY = "admin_session"  # the random key of the server-side session record
+WRONG = "Wrong username or password."
 Endpoint = Callable[[Request], Awaitable[Response]]
 
 
@@ -48,9 +51,15 @@ async def read_form(request: Request) -> FormData | None:
 class SignIn:
     """The login form, logout, `current_admin` (the guard the library's admin pages use too), `page`."""
 
-    def __init__(self, users: UserStore, templates: Templates) -> None:
+    def __init__(
+        self, users: UserStore, templates: Templates, client_ip: Callable[[Any], str] | None = None
+    ) -> None:
         self.users = users
         self.templates = templates
+        self.records = SessionRecords(users.database)
+        self.throttle = LoginThrottle(users.database)
+        # The client's address as the API sees it (trusted proxies' X-Forwarded-For included).
+        self.client_ip = client_ip or (lambda scope: (scope.get("client") or ("unknown",))[0])
 
     def routes(self) -> list[Route]:
         return [
@@ -59,8 +68,10 @@ class SignIn:
         ]
 
     async def current_admin(self, request: Request) -> dict[str, Any] | None:
-        """The signed-in, unblocked administration user, or None."""
-        user_id = request.session.get(SESSION_USER) if "session" in request.scope else None
+        """The signed-in, unblocked administration user of a live session record, or None."""
+        if "session" not in request.scope:
+            return None
+        user_id = await self.records.user_id(request.session.get(SESSION_KEY))
         return await self.users.active(user_id) if user_id is not None else None
 
     def page(self, endpoint: Endpoint) -> Endpoint:
@@ -95,20 +106,27 @@ class SignIn:
         form = await read_form(request)
         if form is None or not is_valid_csrf(request, form.get("csrf_token")):
             return self.forbidden(request)
-        username, password = str(form.get("username") or ""), str(form.get("password") or "")
+        username, password = str(form.get("username") or "")[:200], str(form.get("password") or "")
+        address = self.client_ip(request.scope)
+        lock = await self.throttle.lock(username, address)
+        if lock is not None:  # refused before the password is looked at, so guessing gains nothing
+            error = f"Too many failed sign-ins. Try again in {lock.wait_text(now_utc())}."
+            return self._login_page(request, target, error, username, 429)
         user = await self.users.authenticate(username, password)
         if user is None:
-            return self.templates.page(
-                request,
-                "mgr/login.html",
-                {"next": target, "error": "Wrong username or password.", "username": username},
-                400,
-            )
+            await self.throttle.failed(username, address)
+            return self._login_page(request, target, WRONG, username, 400)
+        await self.throttle.succeeded(username)
         request.session.clear()  # nothing from before the login survives it
-        request.session[SESSION_USER] = user["id"]
+        request.session[SESSION_KEY] = await self.records.start(user["id"])
         rotate_csrf_token(request)
         return redirect(safe_next(str(form.get("next") or target)))
 
+    def _login_page(self, request: Request, target: str, error: str, username: str, status: int) -> Response:
+        context = {"next": target, "error": error, "username": username}
+        return self.templates.page(request, "mgr/login.html", context, status)
+
     async def logout(self, request: Request) -> Response:
+        await self.records.end(request.session.get(SESSION_KEY))  # a copy of the cookie is worthless now
         request.session.clear()
         return redirect(LOGIN_URL)
