@@ -26,7 +26,7 @@ from pb_headless.constructor import (
     url_name_for,
 )
 from pb_headless.constructor.source import TableLoader
-from pb_headless.registry import OPERATIONS
+from pb_headless.registry import OPERATIONS, Source
 
 if TYPE_CHECKING:
     from pb_headless.api.application import HeadlessAPI
@@ -40,7 +40,7 @@ def publication(table: ConstructorTable, tab: ApiTab, catalog: Any) -> dict[str,
     if declaration_for(table, tab) is None:
         return {"published": False, "name": name, "reason": "no field is ticked"}
     spec = catalog.get(name)
-    if spec is not None and spec.source != f"constructor:{table.name}":
+    if spec is not None and spec.source != Source.constructor(table.name):
         return {"published": False, "name": name, "reason": f"the name is taken by {spec.source}"}
     if spec is None:
         return {
