@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Mapping
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote, urlencode
 
@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
 Handler = Callable[["HeadlessAPI", Request, ObjectSpec, str], Awaitable[Response]]
 PAGING_PARAMETERS = frozenset({"offset", "page"})
+TRUNCATED_HEADER = "X-Truncated-Relations"
 
 
 async def list_records(api: HeadlessAPI, request: Request, spec: ObjectSpec, _: str) -> Response:
@@ -27,28 +28,37 @@ async def list_records(api: HeadlessAPI, request: Request, spec: ObjectSpec, _: 
     plan = plan_list(spec, parse_query(pairs))
     if plan.details:
         raise _object_answer(ValidationFailed(plan.details))
-    records, total = await fetch_list(api.database, spec, plan, api.dialect)
+    records, total, truncated = await fetch_list(api.database, spec, plan, api.dialect)
     meta: dict[str, Any] = {
         "total": total, "count": len(records), "limit": plan.limit, "offset": plan.offset,
         "has_more": plan.offset + len(records) < total,
     }
     if plan.ignored:
         meta["ignored"] = list(plan.ignored)
+    if truncated:
+        meta["truncated"] = truncated
     address = f"{api.api_root(request)}/objects/{spec.name}"
     links = {
         "self": _link(address, pairs, None),
         "next": _link(address, pairs, plan.offset + plan.limit) if meta["has_more"] and plan.limit else None,
         "prev": _link(address, pairs, max(plan.offset - plan.limit, 0)) if plan.offset > 0 else None,
     }
-    return json_response({"data": records, "meta": meta, "links": links}, cache=OBJECT_CACHING)
+    body = {"data": records, "meta": meta, "links": links}
+    return json_response(body, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
 
 
 async def show_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, record_id: str) -> Response:
     plan = plan_show(spec, parse_query(request.query_params.multi_items()))
-    record = await fetch_one(api.database, spec, plan, record_id, api.dialect)
+    record, truncated = await fetch_one(api.database, spec, plan, record_id, api.dialect)
     if record is None:
         raise _object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
-    return json_response({"data": record}, cache=OBJECT_CACHING)
+    return json_response({"data": record}, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
+
+
+def truncation_headers(truncated: Mapping[str, Any]) -> dict[str, str]:
+    """`X-Truncated-Relations: a, b`: the to-many relations that show only their first records (a show
+    answer has only `data`, so the header is where it says so; lists say it in `meta.truncated` too)."""
+    return {TRUNCATED_HEADER: ", ".join(truncated)} if truncated else {}
 
 
 def _object_answer(error: ApiError) -> ApiError:

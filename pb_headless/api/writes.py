@@ -8,6 +8,7 @@ leaves the table as it was.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import TYPE_CHECKING, Any
 
 import orjson
@@ -34,12 +35,14 @@ _JSON_MEDIA = re.compile(r"application/(?:[\w.+-]+\+)?json", re.IGNORECASE)
 async def create_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, _: str) -> Response:
     body = await read_json_body(request)
     values = _checked(spec, body, partial=False)
+    sent = frozenset(values)
     if spec.published is not None and spec.published.name not in values:
         values[spec.published.name] = True  # rows created through the API are published
     _stamp(spec, request, values, ("created_by", "updated_by"))
+    values = spec.defaults.for_insert(values)
     async with write_transaction(api.database):
         await _check_unique(api.database, spec, values, exclude=None)
-        key = await _insert(api, spec, values)
+        key = await _insert(api, spec, values, sent)
         record = await _read_back(api, spec, key)
     location = f"{api.api_root(request)}/objects/{spec.name}/{record[spec.pk.name]}"
     return json_response(
@@ -51,13 +54,14 @@ async def update_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, re
     key = await _existing_key(api, spec, record_id)
     body = await read_json_body(request)
     values = _checked(spec, body, partial=True)
+    sent = frozenset(values)
     async with write_transaction(api.database):
         if values:
             _stamp(spec, request, values, ("updated_by",))
+            values = spec.defaults.for_update(values)
             await _check_unique(api.database, spec, values, exclude=key)
-            await _write(
-                api.database, spec.table.update().where(spec.pk.column == key).values(**values), values
-            )
+            statement = spec.table.update().where(spec.pk.column == key).values(**values)
+            await _write(api.database, statement, sent, table=spec.table)
         record = await _read_back(api, spec, key)
     return json_response({"data": record}, cache=OBJECT_CACHING)
 
@@ -65,7 +69,7 @@ async def update_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, re
 async def delete_record(api: HeadlessAPI, request: Request, spec: ObjectSpec, record_id: str) -> Response:
     key = await _existing_key(api, spec, record_id)
     async with write_transaction(api.database):
-        await _write(api.database, spec.table.delete().where(spec.pk.column == key), {}, refused=spec.pk.name)
+        await _write(api.database, spec.table.delete().where(spec.pk.column == key), (), refused=spec.pk.name)
     return empty_response(204)
 
 
@@ -140,22 +144,23 @@ async def _check_unique(database: Database, spec: ObjectSpec, values: dict[str, 
         raise ValidationFailed(taken)
 
 
-async def _insert(api: HeadlessAPI, spec: ObjectSpec, values: dict[str, Any]) -> Any:
+async def _insert(api: HeadlessAPI, spec: ObjectSpec, values: dict[str, Any], sent: frozenset[str]) -> Any:
+    insert = spec.table.insert().values(**values)
     if spec.pk.name in values:
-        await _write(api.database, spec.table.insert().values(**values), values)
+        await _write(api.database, insert, sent, table=spec.table)
         return values[spec.pk.name]
     if api.dialect == "postgresql":
-        return await _write(
-            api.database, spec.table.insert().values(**values).returning(spec.pk.column), values
-        )
-    return await _write(api.database, spec.table.insert().values(**values), values)  # lastrowid
+        return await _write(api.database, insert.returning(spec.pk.column), sent, table=spec.table)
+    return await _write(api.database, insert, sent, table=spec.table)  # lastrowid
 
 
 async def _write(
-    database: Database, statement: Any, values: dict[str, Any], refused: str | None = None
+    database: Database, statement: Any, sent: Collection[str], refused: str | None = None,
+    table: sa.Table | None = None,
 ) -> Any:
     """Run a write; what the database refuses because of the client's values is a 422, not a 500.
-    A refused delete names the record (`refused`): other rows still reference it."""
+    A refused delete names the record (`refused`): other rows still reference it. `sent`: the fields
+    the client sent; a refusal naming another column of `table` is the server's fault (a 500)."""
     try:
         return await database.execute(statement)
     except Exception as error:
@@ -163,9 +168,29 @@ async def _write(
             raise
         if refused is not None:
             raise ValidationFailed({refused: ["The record is still referenced by other records."]}) from None
-        named = [name for name in values if re.search(rf"\b{re.escape(name)}\b", str(error))]
-        message = "The value conflicts with the database's constraints."
-        raise ValidationFailed({name: [message] for name in named} or {"body": [message]}) from None
+        conflict = _conflict(error, sent, table)
+        if conflict is None:
+            raise
+        raise conflict from None
+
+
+BODY_KEY = "(body)"  # details key of a conflict of the body as a whole: no field can be named so
+
+
+def _conflict(error: Exception, sent: Collection[str], table: sa.Table | None) -> ValidationFailed | None:
+    """The 422 for a refusal caused by the client's values, or None when it is not theirs: the
+    database names a column the client did not send (a NOT NULL column nothing filled, a default
+    that breaks a constraint). A refusal naming no column (a multi-column unique or check
+    constraint) is the body's as a whole."""
+    text = " ".join(str(part) for part in (error, getattr(error, "detail", None)) if part)
+    def names(column: str) -> bool:
+        return re.search(rf"\b{re.escape(column)}\b", text) is not None
+    message = "The value conflicts with the database's constraints."
+    named = [name for name in sent if names(name)]
+    if named:
+        return ValidationFailed({name: [message] for name in named})
+    others = [] if table is None else [c.name for c in table.columns if c.name not in sent and names(c.name)]
+    return None if others else ValidationFailed({BODY_KEY: [message]})
 
 
 def _is_data_error(error: Exception) -> bool:
@@ -188,7 +213,7 @@ def _is_data_error(error: Exception) -> bool:
 async def _read_back(api: HeadlessAPI, spec: ObjectSpec, key: Any) -> dict[str, Any]:
     """The record as `show` renders it; a row the client just unpublished is rendered from the table."""
     plan = plan_show(spec, _NO_PARAMETERS)
-    record = await fetch_one(api.database, spec, plan, str(key), api.dialect)
+    record, _ = await fetch_one(api.database, spec, plan, str(key), api.dialect)
     if record is not None:
         return record
     columns = [field.column for field in plan.fields]
