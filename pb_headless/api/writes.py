@@ -207,7 +207,9 @@ def _is_data_error(error: Exception) -> bool:
         "NotNullViolationError",
         "CheckViolationError",
     )
-    return any(marker in names for marker in markers)
+    # MariaDB reports a failed CHECK constraint as an OperationalError, number 4025.
+    is_check_failure = "OperationalError" in names and error.args[:1] == (4025,)
+    return is_check_failure or any(marker in names for marker in markers)
 
 
 async def _read_back(api: HeadlessAPI, spec: ObjectSpec, key: Any) -> dict[str, Any]:
