@@ -24,11 +24,16 @@ AUDIT_COLUMNS = ("created_by", "updated_by")
 Skip = Callable[[Declaration, DeclarationError], None]
 
 
-def compile_objects(declarations: Mapping[str, Declaration], tables: Mapping[str, sa.Table],
-                    known: Mapping[str, sa.Table], skip: Skip | None = None) -> dict[str, ObjectSpec]:
+def compile_objects(
+    declarations: Mapping[str, Declaration],
+    tables: Mapping[str, sa.Table],
+    known: Mapping[str, sa.Table],
+    skip: Skip | None = None,
+) -> dict[str, ObjectSpec]:
     """The served objects, by name. `tables` gives each declaration's table, `known` every table a
     relation may lead to. A declaration that cannot be served raises its DeclarationError, unless
     `skip` takes it (to log it and leave the object out)."""
+
     def failed(declaration: Declaration, error: DeclarationError) -> None:
         if skip is None:
             raise error
@@ -73,26 +78,45 @@ def publication_of(declaration: Declaration, table: sa.Table) -> Publication:
     published = table.c.get(PUBLISHED_COLUMN)
     if published is not None and kind_of(published) != BOOLEAN:
         published = None
-    return Publication(declaration=declaration, table=table, columns=columns, pk=pk,
-                       fields={name: columns[name] for name in published_names}, published=published,
-                       validator=declaration.validator)
+    return Publication(
+        declaration=declaration,
+        table=table,
+        columns=columns,
+        pk=pk,
+        fields={name: columns[name] for name in published_names},
+        published=published,
+        validator=declaration.validator,
+    )
 
 
-def compile_object(publication: Publication, publications: Mapping[str, Publication],
-                   tables: Mapping[str, sa.Table]) -> ObjectSpec:
+def compile_object(
+    publication: Publication, publications: Mapping[str, Publication], tables: Mapping[str, sa.Table]
+) -> ObjectSpec:
     """The served object: its relations resolved against the other publications (DeclarationError
     names the relation that cannot be)."""
     declaration, table = publication.declaration, publication.table
     relations = resolve_relations(declaration, table, publications, tables)
     return ObjectSpec(
-        name=declaration.name, source=declaration.source, table=table, pk=publication.pk,
-        fields=publication.fields, filterable=frozenset(declaration.filterable),
-        searchable=declaration.searchable, sortable=frozenset(declaration.sortable), relations=relations,
-        per_page=declaration.per_page, max_per_page=declaration.max_per_page,
-        default_sort=declaration.default_sort, query=declaration.query, operations=declaration.operations,
-        writable=declaration.writable, read_scope=declaration.read_scope,
-        write_scope=declaration.write_scope, published=publication.published,
-        columns=publication.columns, validator=publication.validator,
+        name=declaration.name,
+        source=declaration.source,
+        table=table,
+        pk=publication.pk,
+        fields=publication.fields,
+        filterable=frozenset(declaration.filterable),
+        searchable=declaration.searchable,
+        sortable=frozenset(declaration.sortable),
+        relations=relations,
+        per_page=declaration.per_page,
+        max_per_page=declaration.max_per_page,
+        default_sort=declaration.default_sort,
+        query=declaration.query,
+        operations=declaration.operations,
+        writable=declaration.writable,
+        read_scope=declaration.read_scope,
+        write_scope=declaration.write_scope,
+        published=publication.published,
+        columns=publication.columns,
+        validator=publication.validator,
         audit_columns={name: table.c[name] for name in AUDIT_COLUMNS if name in table.c},
         defaults=ModelDefaults.of(table),
     )
@@ -101,6 +125,7 @@ def compile_object(publication: Publication, publications: Mapping[str, Publicat
 def _table_of(declaration: Declaration, tables: Mapping[str, sa.Table]) -> sa.Table:
     table = tables.get(declaration.name)
     if table is None:
-        raise DeclarationError(declaration.source, declaration.name, "table",
-                               f"table '{declaration.table_name}' does not exist")
+        raise DeclarationError(
+            declaration.source, declaration.name, "table", f"table '{declaration.table_name}' does not exist"
+        )
     return table

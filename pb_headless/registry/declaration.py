@@ -242,7 +242,7 @@ def _positive_int(raw: Mapping[str, Any], key: str, default: int, fail: _Failer)
     value = raw.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         fail(key, f"expected a positive integer, got {value!r}")
-    return value
+    return int(value)
 
 
 def _operations(raw: Mapping[str, Any], fail: _Failer) -> frozenset[str]:

@@ -31,6 +31,7 @@ class ModelDefaults:
     def of(cls, table: sa.Table) -> ModelDefaults:
         """Computed once per registry version. A `Sequence` is left to the database, which fills an
         autoincrementing key by itself."""
+
         def usable(default: Any) -> bool:
             return default is not None and not default.is_sequence
 
@@ -49,8 +50,9 @@ class ModelDefaults:
         return _filled(values, self.on_update) if values else dict(values)
 
 
-def _filled(values: Mapping[str, Any],
-            defaults: tuple[tuple[sa.Column[Any], Default], ...]) -> dict[str, Any]:
+def _filled(
+    values: Mapping[str, Any], defaults: tuple[tuple[sa.Column[Any], Default], ...]
+) -> dict[str, Any]:
     filled = dict(values)
     for column, default in defaults:
         if column.name in filled:

@@ -12,6 +12,7 @@ import inspect
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
+from functools import partial
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Any
@@ -103,7 +104,7 @@ def load_components(events: Events, modules: Iterable[str] = ()) -> list[str]:
     """Call `setup(events)` of every component: the entry-point group, then the named modules."""
     loaded: list[str] = []
     for entry in entry_points(group=COMPONENT_GROUP):
-        _setup(f"{entry.name} ({entry.value})", lambda entry=entry: _entry_setup(entry), events)
+        _setup(f"{entry.name} ({entry.value})", partial(_entry_setup, entry), events)
         loaded.append(entry.name)
     for module_name in (name.strip() for name in modules if name.strip()):
         def load(module_name: str = module_name) -> Any:

@@ -56,47 +56,83 @@ class _Path:
     through: Through | None = None
 
 
-def resolve_relations(declaration: Declaration, table: sa.Table, publishers: Mapping[str, Publisher],
-                      tables: Mapping[str, sa.Table]) -> dict[str, RelationSpec]:
+def resolve_relations(
+    declaration: Declaration,
+    table: sa.Table,
+    publishers: Mapping[str, Publisher],
+    tables: Mapping[str, sa.Table],
+) -> dict[str, RelationSpec]:
     """Every relation of the declaration, by name; a DeclarationError names the first that fails."""
-    return {relation.name: _relation(declaration, table, relation, publishers, tables)
-            for relation in declaration.relations}
+    return {
+        relation.name: _relation(declaration, table, relation, publishers, tables)
+        for relation in declaration.relations
+    }
 
 
-def _relation(declaration: Declaration, table: sa.Table, relation: RelationDeclaration,
-              publishers: Mapping[str, Publisher], tables: Mapping[str, sa.Table]) -> RelationSpec:
+def _relation(
+    declaration: Declaration,
+    table: sa.Table,
+    relation: RelationDeclaration,
+    publishers: Mapping[str, Publisher],
+    tables: Mapping[str, sa.Table],
+) -> RelationSpec:
     path = _path(declaration, table, relation.name, tables)
     publisher = _publisher(path.table, relation.name, publishers)
     if publisher is not None and publisher.table is not path.table:
         # The same table seen through another MetaData (a model here, a reflected table there):
         # use the publisher's, which its `query` refers to.
-        path = _Path(path.many, publisher.table, path.local, publisher.table.c[path.remote.name],
-                     path.through)
+        path = _Path(
+            path.many, publisher.table, path.local, publisher.table.c[path.remote.name], path.through
+        )
     fields = _fields(declaration, relation, path.table, publisher)
     if publisher is None:
         published = _published_column(path.table)
-        return RelationSpec(name=relation.name, many=path.many, table=path.table, local=path.local,
-                            remote=path.remote, fields=fields, published=published,
-                            limit=DEFAULT_MAX_PER_PAGE, order=_order(path.table, ()), through=path.through)
+        return RelationSpec(
+            name=relation.name,
+            many=path.many,
+            table=path.table,
+            local=path.local,
+            remote=path.remote,
+            fields=fields,
+            published=published,
+            limit=DEFAULT_MAX_PER_PAGE,
+            order=_order(path.table, ()),
+            through=path.through,
+        )
     return RelationSpec(
-        name=relation.name, many=path.many, table=path.table, local=path.local, remote=path.remote,
-        fields=fields, published=publisher.published, query=publisher.declaration.query,
+        name=relation.name,
+        many=path.many,
+        table=path.table,
+        local=path.local,
+        remote=path.remote,
+        fields=fields,
+        published=publisher.published,
+        query=publisher.declaration.query,
         limit=publisher.declaration.max_per_page,
-        order=_order(path.table, publisher.declaration.default_sort), through=path.through,
+        order=_order(path.table, publisher.declaration.default_sort),
+        through=path.through,
     )
 
 
 def _path(declaration: Declaration, table: sa.Table, name: str, tables: Mapping[str, sa.Table]) -> _Path:
     exact = [tables[name]] if name in tables else []
     prefixed = [tables[key] for key in sorted(tables) if key.endswith("_" + name) and key != name]
-    found = (_from_mapper(declaration.model, name) or _to_one(table, name) or _to_many(table, exact)
-             or _through(table, exact + prefixed, tables) or _to_many(table, prefixed))
+    found = (
+        _from_mapper(declaration.model, name)
+        or _to_one(table, name)
+        or _to_many(table, exact)
+        or _through(table, exact + prefixed, tables)
+        or _to_many(table, prefixed)
+    )
     if found is None:
         raise DeclarationError(
-            declaration.source, declaration.name, "with",
+            declaration.source,
+            declaration.name,
+            "with",
             f"relation '{name}' matches no foreign key: expected a column '{name}_id' referencing another "
             f"table, a table '{name}' (or '<prefix>_{name}') referencing '{table.name}', or an "
-            f"association table referencing both")
+            f"association table referencing both",
+        )
     return found
 
 
@@ -115,20 +151,27 @@ def _from_mapper(model: Any, name: str) -> _Path | None:
             return None
         local, through_local = prop.synchronize_pairs[0]
         remote, through_remote = prop.secondary_synchronize_pairs[0]
-        return _Path(prop.uselist, remote.table, local, remote,
-                     Through(prop.secondary, through_local, through_remote))
+        return _Path(
+            prop.uselist,
+            _owner(remote),
+            local,
+            remote,
+            Through(prop.secondary, through_local, through_remote),
+        )
     if len(prop.local_remote_pairs) != 1:
         return None
     local, remote = prop.local_remote_pairs[0]
-    return _Path(prop.uselist, remote.table, local, remote)
+    return _Path(prop.uselist, _owner(remote), local, remote)
 
 
 def _to_one(table: sa.Table, name: str) -> _Path | None:
     for column_name in (f"{name}_id", name):
         column = table.c.get(column_name)
-        target = next(_targets(column), None) if column is not None else None
+        if column is None:
+            continue
+        target = next(_targets(column), None)
         if target is not None:
-            return _Path(False, target.table, column, target)  # type: ignore[arg-type]
+            return _Path(False, _owner(target), column, target)
     return None
 
 
@@ -147,12 +190,13 @@ def _through(table: sa.Table, named: list[sa.Table], tables: Mapping[str, sa.Tab
         if other.name == table.name:
             continue
         to_self = list(_keys_to(other, table))
-        to_target = [pair for target in targets if target.name != other.name
-                     for pair in _keys_to(other, target)]
+        to_target = [
+            pair for target in targets if target.name != other.name for pair in _keys_to(other, target)
+        ]
         if len(to_self) == 1 and len(to_target) == 1:
             (through_local, local), (through_remote, remote) = to_self[0], to_target[0]
-            return _Path(True, remote.table, table.c[local.name], remote,  # type: ignore[arg-type]
-                         Through(other, through_local, through_remote))
+            through = Through(other, through_local, through_remote)
+            return _Path(True, _owner(remote), table.c[local.name], remote, through)
     return None
 
 
@@ -162,6 +206,13 @@ def _keys_to(table: sa.Table, target: sa.Table) -> Iterator[tuple[sa.Column[Any]
         for pointed in _targets(column):
             if pointed.table is target or pointed.table.name == target.name:
                 yield column, pointed
+
+
+def _owner(column: sa.Column[Any]) -> sa.Table:
+    """The table a column of a foreign key or relationship belongs to (always a `Table` here)."""
+    table = column.table
+    assert isinstance(table, sa.Table), table
+    return table
 
 
 def _targets(column: sa.Column[Any]) -> Iterator[sa.Column[Any]]:
@@ -183,20 +234,27 @@ def _publisher(table: sa.Table, relation: str, publishers: Mapping[str, Publishe
     return candidates[min(candidates)] if candidates else None
 
 
-def _fields(declaration: Declaration, relation: RelationDeclaration, table: sa.Table,
-            publisher: Publisher | None) -> tuple[FieldSpec, ...]:
+def _fields(
+    declaration: Declaration, relation: RelationDeclaration, table: sa.Table, publisher: Publisher | None
+) -> tuple[FieldSpec, ...]:
     if relation.fields is None:
         if publisher is None:
             raise DeclarationError(
-                declaration.source, declaration.name, "with",
+                declaration.source,
+                declaration.name,
+                "with",
                 f"relation '{relation.name}': no field list and no object publishes table '{table.name}'; "
-                f"write it as '{relation.name}:field1,field2'")
+                f"write it as '{relation.name}:field1,field2'",
+            )
         return tuple(publisher.fields.values())
     unknown = [field for field in relation.fields if field not in table.c]
     if unknown:
-        raise DeclarationError(declaration.source, declaration.name, "with",
-                               f"relation '{relation.name}': unknown field '{unknown[0]}' in table "
-                               f"'{table.name}'")
+        raise DeclarationError(
+            declaration.source,
+            declaration.name,
+            "with",
+            f"relation '{relation.name}': unknown field '{unknown[0]}' in table '{table.name}'",
+        )
     pk = table.primary_key.columns[0].name if len(table.primary_key.columns) == 1 else None
     names = [pk, *(f for f in relation.fields if f != pk)] if pk else list(relation.fields)
     return tuple(FieldSpec.of(table.c[f]) for f in names)
@@ -207,8 +265,9 @@ def _published_column(table: sa.Table) -> sa.Column[Any] | None:
     return column if column is not None and kind_of(column) == BOOLEAN else None
 
 
-def _order(table: sa.Table, default_sort: tuple[tuple[str, bool], ...]
-           ) -> tuple[tuple[sa.Column[Any], bool], ...]:
+def _order(
+    table: sa.Table, default_sort: tuple[tuple[str, bool], ...]
+) -> tuple[tuple[sa.Column[Any], bool], ...]:
     """The related object's own default order, then its primary key ascending: the records a bounded
     to-many relation keeps are the first ones a list of the related object would show."""
     order: dict[str, tuple[sa.Column[Any], bool]] = {}

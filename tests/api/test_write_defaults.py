@@ -42,25 +42,37 @@ class Note(Base):
     created_at: Mapped[datetime] = mapped_column(default=sa.func.current_timestamp())
 
 
-NOTES = {"model": Note, "fields": ["title", "views", "token", "slug", "status", "changed", "edits",
-                                   "created_at"],
-         "operations": ["list", "show", "create", "update"], "writable": ["title"]}
+NOTES = {
+    "model": Note,
+    "fields": ["title", "views", "token", "slug", "status", "changed", "edits", "created_at"],
+    "operations": ["list", "show", "create", "update"],
+    "writable": ["title"],
+}
 
 # A model that disagrees with its table: the table says NOT NULL where the model does not.
-drift = sa.Table("df_drift", sa.MetaData(),
-                 sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-                 sa.Column("title", sa.String(100), nullable=False),
-                 sa.Column("code", sa.String(20), nullable=True))
-drift_in_database = sa.Table("df_drift", sa.MetaData(),
-                             sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-                             sa.Column("title", sa.String(100), nullable=False),
-                             sa.Column("code", sa.String(20), nullable=False))
+drift = sa.Table(
+    "df_drift",
+    sa.MetaData(),
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("title", sa.String(100), nullable=False),
+    sa.Column("code", sa.String(20), nullable=True),
+)
+drift_in_database = sa.Table(
+    "df_drift",
+    sa.MetaData(),
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("title", sa.String(100), nullable=False),
+    sa.Column("code", sa.String(20), nullable=False),
+)
 # A constraint over two fields: when it fails, no one field is to blame.
-ranges = sa.Table("df_ranges", sa.MetaData(),
-                  sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
-                  sa.Column("low", sa.Integer, nullable=False),
-                  sa.Column("high", sa.Integer, nullable=False),
-                  sa.CheckConstraint("low <= high", name="ck_df_ranges_order"))
+ranges = sa.Table(
+    "df_ranges",
+    sa.MetaData(),
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("low", sa.Integer, nullable=False),
+    sa.Column("high", sa.Integer, nullable=False),
+    sa.CheckConstraint("low <= high", name="ck_df_ranges_order"),
+)
 
 
 @pytest.fixture
@@ -70,10 +82,19 @@ async def host(database, host_factory):
         await database.execute(str(CreateTable(table).compile(dialect=dialect)))
     registry = ApiRegistry()
     registry.register("notes", NOTES)
-    registry.register("drift", {"model": drift, "fields": ["title", "code"], "operations": ["create"],
-                                "writable": ["title"]})
-    registry.register("ranges", {"model": ranges, "fields": ["low", "high"], "operations": ["list", "create"],
-                                 "writable": ["low", "high"]})
+    registry.register(
+        "drift",
+        {"model": drift, "fields": ["title", "code"], "operations": ["create"], "writable": ["title"]},
+    )
+    registry.register(
+        "ranges",
+        {
+            "model": ranges,
+            "fields": ["low", "high"],
+            "operations": ["list", "create"],
+            "writable": ["low", "high"],
+        },
+    )
     host = await host_factory(database, registry)
     host.headers = host.auth(await host.token("*"))
     return host
@@ -84,8 +105,16 @@ async def test_a_create_fills_scalar_callable_sql_and_server_defaults(host):
     assert response.status_code == 201, response.text
     record = response.json()["data"]
     created_at = record.pop("created_at")
-    assert record == {"id": 1, "title": "Hello World", "views": 0, "token": "tk-xxxxxxxx",
-                      "slug": "hello-world", "status": "draft", "changed": "never", "edits": 0}
+    assert record == {
+        "id": 1,
+        "title": "Hello World",
+        "views": 0,
+        "token": "tk-xxxxxxxx",
+        "slug": "hello-world",
+        "status": "draft",
+        "changed": "never",
+        "edits": 0,
+    }
     assert re.fullmatch(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d.*", created_at)
     stored = await host.database.fetch_one(sa.select(Note.__table__))
     assert (stored.views, stored.slug, stored.status) == (0, "hello-world", "draft")

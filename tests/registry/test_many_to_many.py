@@ -23,7 +23,8 @@ class Base(DeclarativeBase):
 
 
 article_tags = sa.Table(
-    "mm_article_tags", Base.metadata,
+    "mm_article_tags",
+    Base.metadata,
     sa.Column("article_id", sa.Integer, sa.ForeignKey("mm_articles.id"), primary_key=True),
     sa.Column("tag_id", sa.Integer, sa.ForeignKey("mm_tags.id"), primary_key=True),
 )
@@ -49,17 +50,20 @@ class Tag(Base):
 # The same shape as Core tables: no mapper, only two foreign keys on the association table.
 core = sa.MetaData()
 posts = sa.Table(
-    "mm_posts", core,
+    "mm_posts",
+    core,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("title", sa.String(100), nullable=False),
 )
 labels = sa.Table(
-    "mm_labels", core,
+    "mm_labels",
+    core,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(50), nullable=False),
 )
 post_labels = sa.Table(
-    "mm_post_labels", core,
+    "mm_post_labels",
+    core,
     sa.Column("post_id", sa.Integer, sa.ForeignKey("mm_posts.id"), primary_key=True),
     sa.Column("label_id", sa.Integer, sa.ForeignKey("mm_labels.id"), primary_key=True),
 )
@@ -67,21 +71,41 @@ post_labels = sa.Table(
 # Article 1 has two tags (and the unpublished tag 3, and tag 4 that the tags object's `query` hides);
 # tag 1 is shared by articles 1 and 2; article 3 has none; article 4 is unpublished but tagged 1.
 ROWS = [
-    (Article.__table__, [{"id": 1, "title": "Tagged twice", "published": True},
-                         {"id": 2, "title": "Shares a tag", "published": True},
-                         {"id": 3, "title": "No tags", "published": True},
-                         {"id": 4, "title": "Draft", "published": False}]),
-    (Tag.__table__, [{"id": 1, "name": "python", "colour": "blue", "published": True},
-                     {"id": 2, "name": "sql", "colour": "green", "published": True},
-                     {"id": 3, "name": "unpublished", "colour": None, "published": False},
-                     {"id": 4, "name": "secret", "colour": None, "published": True}]),
-    (article_tags, [{"article_id": 1, "tag_id": 2}, {"article_id": 1, "tag_id": 1},
-                    {"article_id": 1, "tag_id": 3}, {"article_id": 2, "tag_id": 1},
-                    {"article_id": 2, "tag_id": 4}, {"article_id": 4, "tag_id": 1}]),
+    (
+        Article.__table__,
+        [
+            {"id": 1, "title": "Tagged twice", "published": True},
+            {"id": 2, "title": "Shares a tag", "published": True},
+            {"id": 3, "title": "No tags", "published": True},
+            {"id": 4, "title": "Draft", "published": False},
+        ],
+    ),
+    (
+        Tag.__table__,
+        [
+            {"id": 1, "name": "python", "colour": "blue", "published": True},
+            {"id": 2, "name": "sql", "colour": "green", "published": True},
+            {"id": 3, "name": "unpublished", "colour": None, "published": False},
+            {"id": 4, "name": "secret", "colour": None, "published": True},
+        ],
+    ),
+    (
+        article_tags,
+        [
+            {"article_id": 1, "tag_id": 2},
+            {"article_id": 1, "tag_id": 1},
+            {"article_id": 1, "tag_id": 3},
+            {"article_id": 2, "tag_id": 1},
+            {"article_id": 2, "tag_id": 4},
+            {"article_id": 4, "tag_id": 1},
+        ],
+    ),
     (posts, [{"id": 1, "title": "Two labels"}, {"id": 2, "title": "One label"}, {"id": 3, "title": "None"}]),
     (labels, [{"id": 1, "name": "shared"}, {"id": 2, "name": "single"}, {"id": 3, "name": "unused"}]),
-    (post_labels, [{"post_id": 1, "label_id": 1}, {"post_id": 1, "label_id": 2},
-                   {"post_id": 2, "label_id": 1}]),
+    (
+        post_labels,
+        [{"post_id": 1, "label_id": 1}, {"post_id": 1, "label_id": 2}, {"post_id": 2, "label_id": 1}],
+    ),
 ]
 
 TAGS = {"model": Tag, "fields": ["name"], "query": lambda select: select.where(Tag.name != "secret")}
@@ -128,12 +152,14 @@ async def test_a_secondary_relationship_renders_an_array_of_the_tags_object_fiel
 
 
 async def test_the_other_direction_lists_every_published_article_sharing_a_tag(tagged, host_factory):
-    host = await serve(tagged, host_factory, {
-        "articles": ARTICLES, "tags": {**TAGS, "with": ["articles"]}})
+    host = await serve(tagged, host_factory, {"articles": ARTICLES, "tags": {**TAGS, "with": ["articles"]}})
     body = await get(host, "tags?with=articles")
     assert body["data"] == [
-        {"id": 1, "name": "python", "articles": [{"id": 1, "title": "Tagged twice"},
-                                                 {"id": 2, "title": "Shares a tag"}]},
+        {
+            "id": 1,
+            "name": "python",
+            "articles": [{"id": 1, "title": "Tagged twice"}, {"id": 2, "title": "Shares a tag"}],
+        },
         {"id": 2, "name": "sql", "articles": [{"id": 1, "title": "Tagged twice"}]},
     ]
 
@@ -141,17 +167,29 @@ async def test_the_other_direction_lists_every_published_article_sharing_a_tag(t
 async def test_show_loads_a_many_to_many_relation_too(tagged, host_factory):
     host = await serve(tagged, host_factory, {"articles": ARTICLES, "tags": TAGS})
     assert (await get(host, "articles/2?with=tags"))["data"] == {
-        "id": 2, "title": "Shares a tag", "tags": [{"id": 1, "name": "python"}]}
+        "id": 2,
+        "title": "Shares a tag",
+        "tags": [{"id": 1, "name": "python"}],
+    }
     assert (await get(host, "articles/3?with=tags"))["data"] == {"id": 3, "title": "No tags", "tags": []}
 
 
 async def test_a_field_list_shows_those_columns_of_the_related_table_not_of_the_association(
-        tagged, host_factory):
-    host = await serve(tagged, host_factory, {
-        "articles": {**ARTICLES, "with": ["tags:id,name,colour"]}, "tags": TAGS})
+    tagged, host_factory
+):
+    host = await serve(
+        tagged, host_factory, {"articles": {**ARTICLES, "with": ["tags:id,name,colour"]}, "tags": TAGS}
+    )
     body = await get(host, "articles?with=tags&fields=id&limit=1")
-    assert body["data"] == [{"id": 1, "tags": [{"id": 1, "name": "python", "colour": "blue"},
-                                               {"id": 2, "name": "sql", "colour": "green"}]}]
+    assert body["data"] == [
+        {
+            "id": 1,
+            "tags": [
+                {"id": 1, "name": "python", "colour": "blue"},
+                {"id": 2, "name": "sql", "colour": "green"},
+            ],
+        }
+    ]
 
 
 async def test_without_a_tags_object_only_unpublished_tags_are_left_out(tagged, host_factory):
@@ -169,8 +207,11 @@ async def test_core_tables_with_an_association_table_relate_both_ways(tagged, ho
         source = {"model": table} if declared == "model" else {"table": table.name}
         return {**source, "fields": fields, "with": [relation]}
 
-    host = await serve(tagged, host_factory, {
-        "posts": declaration(posts, ["title"], "labels"), "labels": declaration(labels, ["name"], "posts")})
+    host = await serve(
+        tagged,
+        host_factory,
+        {"posts": declaration(posts, ["title"], "labels"), "labels": declaration(labels, ["name"], "posts")},
+    )
     assert (await get(host, "posts?with=labels&fields=id"))["data"] == [
         {"id": 1, "labels": [{"id": 1, "name": "shared"}, {"id": 2, "name": "single"}]},
         {"id": 2, "labels": [{"id": 1, "name": "shared"}]},
@@ -198,11 +239,17 @@ async def test_a_many_to_many_relation_costs_one_query_whatever_the_page_size(ta
 
 
 async def test_a_many_to_many_relation_is_bounded_by_the_tags_objects_max_per_page(tagged, host_factory):
-    host = await serve(tagged, host_factory, {
-        "articles": ARTICLES, "tags": {**TAGS, "per_page": 1, "max_per_page": 1, "default_sort": "-name"}})
+    host = await serve(
+        tagged,
+        host_factory,
+        {"articles": ARTICLES, "tags": {**TAGS, "per_page": 1, "max_per_page": 1, "default_sort": "-name"}},
+    )
     response = await host.client.get(f"{OBJECTS}/articles?with=tags", headers=host.headers)
     assert [article["tags"] for article in response.json()["data"]] == [
-        [{"id": 2, "name": "sql"}], [{"id": 1, "name": "python"}], []]
+        [{"id": 2, "name": "sql"}],
+        [{"id": 1, "name": "python"}],
+        [],
+    ]
     assert response.json()["meta"]["truncated"] == {"tags": [1]}
     assert response.headers["X-Truncated-Relations"] == "tags"
 

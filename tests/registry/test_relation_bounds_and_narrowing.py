@@ -24,14 +24,16 @@ TRUNCATED = "X-Truncated-Relations"
 
 metadata = sa.MetaData()
 writers = sa.Table(
-    "nb_writers", metadata,
+    "nb_writers",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(100), nullable=False),
     sa.Column("retired", sa.Boolean, nullable=False, default=False),
     sa.Column("published", sa.Boolean, nullable=False, default=True),
 )
 books = sa.Table(
-    "nb_books", metadata,
+    "nb_books",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("title", sa.String(100), nullable=False),
     sa.Column("free", sa.Boolean, nullable=False, default=False),
@@ -42,22 +44,34 @@ books = sa.Table(
 # Writer 1: books 1-5 (book 3 unpublished, book 4 free: outside the books object's `query`), so 3
 # books are served. Writer 2 (retired: outside the writers object's `query`): book 6. Writer 3:
 # unpublished, book 7. Writer 4: none.
-WRITERS = [{"id": 1, "name": "Many", "retired": False, "published": True},
-           {"id": 2, "name": "Retired", "retired": True, "published": True},
-           {"id": 3, "name": "Unpublished", "retired": False, "published": False},
-           {"id": 4, "name": "None yet", "retired": False, "published": True}]
-BOOKS = [{"id": 1, "title": "One", "free": False, "writer_id": 1, "published": True},
-         {"id": 2, "title": "Two", "free": False, "writer_id": 1, "published": True},
-         {"id": 3, "title": "Three", "free": False, "writer_id": 1, "published": False},
-         {"id": 4, "title": "Four", "free": True, "writer_id": 1, "published": True},
-         {"id": 5, "title": "Five", "free": False, "writer_id": 1, "published": True},
-         {"id": 6, "title": "Six", "free": False, "writer_id": 2, "published": True},
-         {"id": 7, "title": "Seven", "free": False, "writer_id": 3, "published": True}]
+WRITERS = [
+    {"id": 1, "name": "Many", "retired": False, "published": True},
+    {"id": 2, "name": "Retired", "retired": True, "published": True},
+    {"id": 3, "name": "Unpublished", "retired": False, "published": False},
+    {"id": 4, "name": "None yet", "retired": False, "published": True},
+]
+BOOKS = [
+    {"id": 1, "title": "One", "free": False, "writer_id": 1, "published": True},
+    {"id": 2, "title": "Two", "free": False, "writer_id": 1, "published": True},
+    {"id": 3, "title": "Three", "free": False, "writer_id": 1, "published": False},
+    {"id": 4, "title": "Four", "free": True, "writer_id": 1, "published": True},
+    {"id": 5, "title": "Five", "free": False, "writer_id": 1, "published": True},
+    {"id": 6, "title": "Six", "free": False, "writer_id": 2, "published": True},
+    {"id": 7, "title": "Seven", "free": False, "writer_id": 3, "published": True},
+]
 
-BOOKS_OBJECT = {"model": books, "fields": ["title", "writer_id"], "with": ["writer"],
-                "query": lambda select: select.where(books.c.free == sa.false())}
-WRITERS_OBJECT = {"model": writers, "fields": ["name"], "with": ["books"],
-                  "query": lambda select: select.where(writers.c.retired == sa.false())}
+BOOKS_OBJECT = {
+    "model": books,
+    "fields": ["title", "writer_id"],
+    "with": ["writer"],
+    "query": lambda select: select.where(books.c.free == sa.false()),
+}
+WRITERS_OBJECT = {
+    "model": writers,
+    "fields": ["name"],
+    "with": ["books"],
+    "query": lambda select: select.where(writers.c.retired == sa.false()),
+}
 
 
 @pytest.fixture
@@ -88,10 +102,12 @@ async def get(host, path: str):
 
 # -- narrowing ---------------------------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("relation", ["books", "books:id,title"])
 async def test_a_book_the_books_object_hides_is_not_shown_inside_its_writer(shelf, host_factory, relation):
-    host = await serve(shelf, host_factory, {
-        "books": BOOKS_OBJECT, "writers": {**WRITERS_OBJECT, "with": [relation]}})
+    host = await serve(
+        shelf, host_factory, {"books": BOOKS_OBJECT, "writers": {**WRITERS_OBJECT, "with": [relation]}}
+    )
     shown = (await get(host, "writers/1?with=books&fields=id")).json()["data"]
     assert [book["id"] for book in shown["books"]] == [1, 2, 5]
     assert (await host.client.get(f"{OBJECTS}/books/4", headers=host.headers)).status_code == 404
@@ -101,14 +117,17 @@ async def test_a_book_the_books_object_hides_is_not_shown_inside_its_writer(shel
 
 @pytest.mark.parametrize("relation", ["writer", "writer:id,name"])
 async def test_a_writer_the_writers_object_hides_renders_null_inside_a_book(shelf, host_factory, relation):
-    host = await serve(shelf, host_factory, {
-        "books": {**BOOKS_OBJECT, "with": [relation]}, "writers": WRITERS_OBJECT})
+    host = await serve(
+        shelf, host_factory, {"books": {**BOOKS_OBJECT, "with": [relation]}, "writers": WRITERS_OBJECT}
+    )
     listed = (await get(host, "books?with=writer&fields=id")).json()["data"]
-    assert listed == [{"id": 1, "writer": {"id": 1, "name": "Many"}},
-                      {"id": 2, "writer": {"id": 1, "name": "Many"}},
-                      {"id": 5, "writer": {"id": 1, "name": "Many"}},
-                      {"id": 6, "writer": None},   # retired: outside the writers object's query
-                      {"id": 7, "writer": None}]   # unpublished
+    assert listed == [
+        {"id": 1, "writer": {"id": 1, "name": "Many"}},
+        {"id": 2, "writer": {"id": 1, "name": "Many"}},
+        {"id": 5, "writer": {"id": 1, "name": "Many"}},
+        {"id": 6, "writer": None},  # retired: outside the writers object's query
+        {"id": 7, "writer": None},
+    ]  # unpublished
     assert (await host.client.get(f"{OBJECTS}/writers/2", headers=host.headers)).status_code == 404
 
 
@@ -120,32 +139,52 @@ async def test_without_an_object_publishing_the_table_only_its_published_flag_na
 
 # -- the bound ---------------------------------------------------------------------------------------
 
+
 async def test_a_to_many_relation_shows_at_most_the_related_objects_max_per_page(shelf, host_factory):
-    host = await serve(shelf, host_factory, {
-        "books": {**BOOKS_OBJECT, "max_per_page": 2, "per_page": 2, "default_sort": "-title"},
-        "writers": WRITERS_OBJECT})
+    host = await serve(
+        shelf,
+        host_factory,
+        {
+            "books": {**BOOKS_OBJECT, "max_per_page": 2, "per_page": 2, "default_sort": "-title"},
+            "writers": WRITERS_OBJECT,
+        },
+    )
     response = await get(host, "writers?with=books&fields=id")
     body = response.json()
     # The first two in the books object's own order (-title): Two, One; Five is cut.
-    assert body["data"] == [{"id": 1, "books": [{"id": 2, "title": "Two", "writer_id": 1},
-                                                {"id": 1, "title": "One", "writer_id": 1}]},
-                            {"id": 4, "books": []}]
+    assert body["data"] == [
+        {
+            "id": 1,
+            "books": [{"id": 2, "title": "Two", "writer_id": 1}, {"id": 1, "title": "One", "writer_id": 1}],
+        },
+        {"id": 4, "books": []},
+    ]
     assert body["meta"]["truncated"] == {"books": [1]}
     assert response.headers[TRUNCATED] == "books"
 
 
 async def test_show_says_in_a_header_which_relations_were_cut_and_keeps_data_alone(shelf, host_factory):
-    host = await serve(shelf, host_factory, {
-        "books": {**BOOKS_OBJECT, "max_per_page": 2, "per_page": 2}, "writers": WRITERS_OBJECT})
+    host = await serve(
+        shelf,
+        host_factory,
+        {"books": {**BOOKS_OBJECT, "max_per_page": 2, "per_page": 2}, "writers": WRITERS_OBJECT},
+    )
     response = await get(host, "writers/1?with=books&fields=id")
-    assert response.json() == {"data": {"id": 1, "books": [{"id": 1, "title": "One", "writer_id": 1},
-                                                           {"id": 2, "title": "Two", "writer_id": 1}]}}
+    assert response.json() == {
+        "data": {
+            "id": 1,
+            "books": [{"id": 1, "title": "One", "writer_id": 1}, {"id": 2, "title": "Two", "writer_id": 1}],
+        }
+    }
     assert response.headers[TRUNCATED] == "books"
 
 
 async def test_a_relation_exactly_at_its_bound_is_not_cut(shelf, host_factory):
-    host = await serve(shelf, host_factory, {
-        "books": {**BOOKS_OBJECT, "max_per_page": 3, "per_page": 3}, "writers": WRITERS_OBJECT})
+    host = await serve(
+        shelf,
+        host_factory,
+        {"books": {**BOOKS_OBJECT, "max_per_page": 3, "per_page": 3}, "writers": WRITERS_OBJECT},
+    )
     response = await get(host, "writers?with=books&fields=id")
     assert [len(writer["books"]) for writer in response.json()["data"]] == [3, 0]
     assert "truncated" not in response.json()["meta"] and TRUNCATED not in response.headers
@@ -153,9 +192,14 @@ async def test_a_relation_exactly_at_its_bound_is_not_cut(shelf, host_factory):
 
 
 async def test_an_undeclared_bound_is_100_related_records(shelf, host_factory):
-    await shelf.execute(books.insert().values([
-        {"id": 100 + n, "title": f"Extra {n}", "free": False, "writer_id": 4, "published": True}
-        for n in range(101)]))
+    await shelf.execute(
+        books.insert().values(
+            [
+                {"id": 100 + n, "title": f"Extra {n}", "free": False, "writer_id": 4, "published": True}
+                for n in range(101)
+            ]
+        )
+    )
     host = await serve(shelf, host_factory, {"writers": {**WRITERS_OBJECT, "with": ["books:title"]}})
     response = await get(host, "writers?with=books&fields=id")
     many, extra = response.json()["data"]
@@ -165,8 +209,11 @@ async def test_an_undeclared_bound_is_100_related_records(shelf, host_factory):
 
 
 async def test_the_bound_is_one_windowed_query_for_the_whole_page(shelf, host_factory):
-    host = await serve(shelf, host_factory, {
-        "books": {**BOOKS_OBJECT, "max_per_page": 1, "per_page": 1}, "writers": WRITERS_OBJECT})
+    host = await serve(
+        shelf,
+        host_factory,
+        {"books": {**BOOKS_OBJECT, "max_per_page": 1, "per_page": 1}, "writers": WRITERS_OBJECT},
+    )
     await get(host, "writers")  # the registry is built on the first request; not counted below
     with counting(shelf) as calls:
         await get(host, "writers?limit=1")

@@ -13,7 +13,8 @@ from pb_headless.registry import declaration as declaration_module
 
 metadata = sa.MetaData()
 orders = sa.Table(
-    "wd_orders", metadata,
+    "wd_orders",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("title", sa.String(100), nullable=False),
     sa.Column("reference", sa.String(20), nullable=False),  # no default of any kind
@@ -32,15 +33,23 @@ def test_writable_or_rules_on_an_object_without_write_operations_fail_naming_the
         declaration["operations"] = operations
     with pytest.raises(DeclarationError) as caught:
         ApiRegistry().register("orders", declaration)
-    assert str(caught.value).startswith(f"code: object 'orders', key '{key}': '{key}' is given but the "
-                                        "object allows no write operation")
+    assert str(caught.value).startswith(
+        f"code: object 'orders', key '{key}': '{key}' is given but the object allows no write operation"
+    )
     assert (caught.value.object_name, caught.value.key) == ("orders", key)
 
 
 @pytest.mark.parametrize("operations", [["create"], ["update"], ["delete"], ["list", "create", "update"]])
 def test_writable_and_rules_are_fine_with_any_write_operation(operations):
-    ApiRegistry().register("orders", {**BASE, "operations": operations, "writable": ["title", "reference"],
-                                      "rules": {"title": "required"}})
+    ApiRegistry().register(
+        "orders",
+        {
+            **BASE,
+            "operations": operations,
+            "writable": ["title", "reference"],
+            "rules": {"title": "required"},
+        },
+    )
 
 
 def test_a_not_null_column_without_default_that_no_create_can_fill_fails_naming_object_and_column():
@@ -48,24 +57,33 @@ def test_a_not_null_column_without_default_that_no_create_can_fill_fails_naming_
         ApiRegistry().register("orders", {**BASE, "operations": ["list", "create"], "writable": ["title"]})
     assert str(caught.value) == (
         "code: object 'orders', key 'writable': column 'reference' is NOT NULL and has no default, so no "
-        "create could fill it: make it writable, or give it a default in the model or the table")
+        "create could fill it: make it writable, or give it a default in the model or the table"
+    )
 
 
-@pytest.mark.parametrize("declaration", [
-    {**BASE, "operations": ["list", "update"], "writable": ["title"]},   # no create
-    {**BASE, "operations": ["create"], "writable": ["title", "reference"]},  # the client fills it
-    {**BASE},  # read-only
-])
+@pytest.mark.parametrize(
+    "declaration",
+    [
+        {**BASE, "operations": ["list", "update"], "writable": ["title"]},  # no create
+        {**BASE, "operations": ["create"], "writable": ["title", "reference"]},  # the client fills it
+        {**BASE},  # read-only
+    ],
+)
 def test_a_not_null_column_is_fine_when_no_create_needs_it_or_the_client_fills_it(declaration):
     ApiRegistry().register("orders", declaration)
 
 
 async def test_a_reflected_table_with_an_unfillable_column_fails_when_the_api_starts(
-        sqlite_database, host_factory, site_folder):
-    await sqlite_database.execute("CREATE TABLE wd_reflected (id INTEGER PRIMARY KEY, title VARCHAR(50) "
-                                  "NOT NULL, code VARCHAR(10) NOT NULL)")
-    path = site_folder.write_api('API = {"things": {"table": "wd_reflected", "fields": ["title"], '
-                                 '"operations": ["create"], "writable": ["title"]}}\n')
+    sqlite_database, host_factory, site_folder
+):
+    await sqlite_database.execute(
+        "CREATE TABLE wd_reflected (id INTEGER PRIMARY KEY, title VARCHAR(50) "
+        "NOT NULL, code VARCHAR(10) NOT NULL)"
+    )
+    path = site_folder.write_api(
+        'API = {"things": {"table": "wd_reflected", "fields": ["title"], '
+        '"operations": ["create"], "writable": ["title"]}}\n'
+    )
     host = await host_factory(sqlite_database, ApiRegistry().load_file(path))
     with pytest.raises(DeclarationError) as caught:
         await host.api.startup()
@@ -89,11 +107,13 @@ def test_the_source_of_an_error_is_typed_and_reads_as_before(site_folder):
 
 
 async def test_a_model_declaration_is_checked_once_from_registration_to_serving(
-        sqlite_database, host_factory, monkeypatch):
+    sqlite_database, host_factory, monkeypatch
+):
     compiled = []
     original = declaration_module.compile_rules
-    monkeypatch.setattr(declaration_module, "compile_rules",
-                        lambda *args: compiled.append(args[0]) or original(*args))
+    monkeypatch.setattr(
+        declaration_module, "compile_rules", lambda *args: compiled.append(args[0]) or original(*args)
+    )
     registry = ApiRegistry()
     registry.register("orders", {**BASE, "operations": ["create"], "writable": ["title", "reference"]})
     host = await host_factory(sqlite_database, registry)

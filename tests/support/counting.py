@@ -18,6 +18,7 @@ def counting(database: Database) -> Iterator[dict[str, int]]:
         async def call(*args, **kwargs):
             calls["count"] += 1
             return await original(*args, **kwargs)
+
         return call
 
     for name, original in originals.items():
