@@ -84,32 +84,18 @@ def _relation(
         path = _Path(
             path.many, publisher.table, path.local, publisher.table.c[path.remote.name], path.through
         )
-    fields = _fields(declaration, relation, path.table, publisher)
-    if publisher is None:
-        published = _published_column(path.table)
-        return RelationSpec(
-            name=relation.name,
-            many=path.many,
-            table=path.table,
-            local=path.local,
-            remote=path.remote,
-            fields=fields,
-            published=published,
-            limit=DEFAULT_MAX_PER_PAGE,
-            order=_order(path.table, ()),
-            through=path.through,
-        )
+    narrowing = publisher.declaration if publisher is not None else None
     return RelationSpec(
         name=relation.name,
         many=path.many,
         table=path.table,
         local=path.local,
         remote=path.remote,
-        fields=fields,
-        published=publisher.published,
-        query=publisher.declaration.query,
-        limit=publisher.declaration.max_per_page,
-        order=_order(path.table, publisher.declaration.default_sort),
+        fields=_fields(declaration, relation, path.table, publisher),
+        published=publisher.published if publisher is not None else _published_column(path.table),
+        query=narrowing.query if narrowing else None,
+        limit=narrowing.max_per_page if narrowing else DEFAULT_MAX_PER_PAGE,
+        order=_order(path.table, narrowing.default_sort if narrowing else ()),
         through=path.through,
     )
 
