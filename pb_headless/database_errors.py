@@ -72,7 +72,9 @@ def is_unavailable(error: BaseException) -> bool:
 
 def is_data_error(error: BaseException) -> bool:
     """The values broke a constraint or do not fit a column."""
-    return bool(_class_names(error) & _DATA_ERRORS)
+    names = _class_names(error)
+    # MariaDB reports a failed CHECK constraint as an OperationalError, number 4025.
+    return bool(names & _DATA_ERRORS) or ("OperationalError" in names and _mariadb_code(error) == 4025)
 
 
 def is_duplicate_key(error: BaseException) -> bool:

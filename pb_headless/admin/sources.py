@@ -32,8 +32,9 @@ def source_of(spec: Any) -> SourceRef:
     """The kind and short name of an `ObjectSpec`'s (or a declaration's) source."""
     source = spec.source
     kind = getattr(source, "kind", None)
-    if kind is not None:  # a typed source: Source(kind, name)
-        return SourceRef(str(kind), str(getattr(source, "name", "")))
+    if kind is not None:  # a typed source: Source(kind, name); a file is shown by its file name only
+        name = str(getattr(source, "name", ""))
+        return SourceRef(str(kind), PurePath(name).name if str(kind) == "file" else name)
     text = str(source)
     if text.startswith("constructor:"):
         return SourceRef("constructor", text.split(":", 1)[1])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import unquote_plus
 
@@ -16,13 +17,14 @@ from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, pla
 from pb_headless.registry import ObjectSpec
 
 PAGING_PARAMETERS = frozenset({"offset", "page"})
+TRUNCATED_HEADER = "X-Truncated-Relations"
 
 
 async def list_records(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
     plan = plan_list(spec, parse_query(request.query_params.multi_items()))
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
-    records, total = await fetch_list(context.database, spec, plan, context.dialect)
+    records, total, truncated = await fetch_list(context.database, spec, plan, context.dialect)
     meta: dict[str, Any] = {
         "total": total,
         "count": len(records),
@@ -32,6 +34,8 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     }
     if plan.ignored:
         meta["ignored"] = list(plan.ignored)
+    if truncated:
+        meta["truncated"] = truncated
     address = f"{context.api_root}/objects/{spec.name}"
     written = request.scope.get("query_string", b"").decode("latin-1")
     links = {
@@ -41,19 +45,26 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
         else None,
         "prev": _link(address, written, max(plan.offset - plan.limit, 0)) if plan.offset > 0 else None,
     }
-    return json_response({"data": records, "meta": meta, "links": links}, cache=OBJECT_CACHING)
+    body = {"data": records, "meta": meta, "links": links}
+    return json_response(body, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
 
 
 async def show_record(
     context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
 ) -> Response:
     plan = plan_show(spec, parse_query(request.query_params.multi_items()))
-    record = None
+    record, truncated = None, {}
     if record_key(spec, record_id) is not None:
-        record = await fetch_one(context.database, spec, plan, record_id, context.dialect)
+        record, truncated = await fetch_one(context.database, spec, plan, record_id, context.dialect)
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
-    return json_response({"data": record}, cache=OBJECT_CACHING)
+    return json_response({"data": record}, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
+
+
+def truncation_headers(truncated: Mapping[str, Any]) -> dict[str, str]:
+    """`X-Truncated-Relations: a, b`: the to-many relations that show only their first records (a show
+    answer has only `data`, so the header is where it says so; lists say it in `meta.truncated` too)."""
+    return {TRUNCATED_HEADER: ", ".join(truncated)} if truncated else {}
 
 
 def object_answer(error: ApiError) -> ApiError:

@@ -9,6 +9,7 @@ unpublished in between is never written. Any failure leaves the table as it was.
 from __future__ import annotations
 
 import re
+from collections.abc import Collection
 from typing import Any
 
 import orjson
@@ -36,14 +37,16 @@ LOCK_TIMEOUT = 5.0  # seconds a MariaDB writer waits for a unique value's named 
 
 async def create_record(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
     values = _checked(spec, json_body(request.headers, context), partial=False)
+    sent = frozenset(values)
     if spec.published is not None and spec.published.name not in values:
         values[spec.published.name] = True  # rows created through the API are published
     _stamp(spec, context, values, ("created_by", "updated_by"))
+    values = spec.defaults.for_insert(values)  # the model's own `default=`, as SQLAlchemy would
     database, dialect = context.database, context.dialect
     unique = fields_to_check(spec, values)
     async with named_locks(database, dialect, spec, unique, LOCK_TIMEOUT), write_transaction(database):
         await check_unique(database, dialect, spec, values, exclude=None)
-        key = await _insert(context, spec, values)
+        key = await _insert(context, spec, values, sent)
         record, addressable = await _read_back(context, spec, key)
     # A row the object does not serve (created unpublished, or outside `query`) has no address.
     headers = {"Location": record_address(context.api_root, spec, key)} if addressable else {}
@@ -57,15 +60,17 @@ async def update_record(
 ) -> Response:
     key = await _served_key(context, spec, record_id)
     values = _checked(spec, json_body(request.headers, context), partial=True)
+    sent = frozenset(values)
     database, dialect = context.database, context.dialect
     unique = fields_to_check(spec, values)
     async with named_locks(database, dialect, spec, unique, LOCK_TIMEOUT), write_transaction(database):
         await _lock_served_row(context, spec, key, record_id)
         if values:
             _stamp(spec, context, values, ("updated_by",))
+            values = spec.defaults.for_update(values)  # the model's own `onupdate=`
             await check_unique(database, dialect, spec, values, exclude=key)
             statement = spec.table.update().where(_served(context, spec, key)).values(**values)
-            await _write(context, spec, statement, values)
+            await _write(context, spec, statement, values, sent)
         record, _ = await _read_back(context, spec, key)
     return json_response({"data": _visible(context, spec, record)}, cache=OBJECT_CACHING)
 
@@ -77,7 +82,7 @@ async def delete_record(
     async with write_transaction(context.database):
         await _lock_served_row(context, spec, key, record_id)
         statement = spec.table.delete().where(_served(context, spec, key))
-        await _write(context, spec, statement, {}, refused=spec.pk.name)
+        await _write(context, spec, statement, {}, (), refused=spec.pk.name)
     return empty_response(204)
 
 
@@ -153,52 +158,64 @@ async def _lock_served_row(context: RequestContext, spec: ObjectSpec, key: Any, 
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
 
 
-async def _insert(context: RequestContext, spec: ObjectSpec, values: dict[str, Any]) -> Any:
+async def _insert(context: RequestContext, spec: ObjectSpec, values: dict[str, Any], sent: frozenset[str]) -> Any:
     statement = spec.table.insert().values(**values)
     if spec.pk.name in values:
-        await _write(context, spec, statement, values)
+        await _write(context, spec, statement, values, sent)
         return values[spec.pk.name]
     if context.dialect == "postgresql":
-        return await _write(context, spec, statement.returning(spec.pk.column), values)
-    return await _write(context, spec, statement, values)  # lastrowid
+        return await _write(context, spec, statement.returning(spec.pk.column), values, sent)
+    return await _write(context, spec, statement, values, sent)  # lastrowid
 
 
-async def _write(
-    context: RequestContext,
-    spec: ObjectSpec,
-    statement: Any,
-    values: dict[str, Any],
-    refused: str | None = None,
-) -> Any:
+async def _write(context: RequestContext, spec: ObjectSpec, statement: Any, values: dict[str, Any],
+                 sent: Collection[str], refused: str | None = None) -> Any:
     """Run a write; what the database refuses because of the client's values is a 422, not a 500.
-    A refused delete names the record (`refused`): other rows still reference it."""
+    A refused delete names the record (`refused`): other rows still reference it. `sent` are the
+    fields the client sent: a refusal naming another column is the server's fault (a 500)."""
     try:
         return await context.database.execute(statement)
     except Exception as error:
         if is_duplicate_key(error):
-            unique = [name for name in fields_to_check(spec, values) if _names(error, name)]
+            unique = [name for name in fields_to_check(spec, values) if _names(str(error), name)]
             if unique:
-                raise ValidationFailed(
-                    {name: [spec.validator.unique_message(name)] for name in unique}
-                ) from None
+                raise ValidationFailed({name: [spec.validator.unique_message(name)] for name in unique}) from None
         if not is_data_error(error):
             raise
         if refused is not None:
             raise ValidationFailed({refused: ["The record is still referenced by other records."]}) from None
-        named = [name for name in values if _names(error, name)]
-        message = "The value conflicts with the database's constraints."
-        raise ValidationFailed({name: [message] for name in named} or {"body": [message]}) from None
+        conflict = _conflict(error, sent, spec.table)
+        if conflict is None:
+            raise
+        raise conflict from None
 
 
-def _names(error: Exception, name: str) -> bool:
-    return re.search(rf"\b{re.escape(name)}\b", str(error)) is not None
+BODY_KEY = "(body)"  # details key of a conflict of the body as a whole: no field can be named so
+
+
+def _conflict(error: Exception, sent: Collection[str], table: sa.Table) -> ValidationFailed | None:
+    """The 422 for a refusal caused by the client's values, or None when it is not theirs: the
+    database names a column the client did not send (a NOT NULL column nothing filled, a default
+    that breaks a constraint). A refusal naming no column (a multi-column unique or check
+    constraint) is the body's as a whole."""
+    text = " ".join(str(part) for part in (error, getattr(error, "detail", None)) if part)
+    message = "The value conflicts with the database's constraints."
+    named = [name for name in sent if _names(text, name)]
+    if named:
+        return ValidationFailed({name: [message] for name in named})
+    others = [column.name for column in table.columns if column.name not in sent and _names(text, column.name)]
+    return None if others else ValidationFailed({BODY_KEY: [message]})
+
+
+def _names(text: str, name: str) -> bool:
+    return re.search(rf"\b{re.escape(name)}\b", text) is not None
 
 
 async def _read_back(context: RequestContext, spec: ObjectSpec, key: Any) -> tuple[dict[str, Any], bool]:
     """The record as `show` renders it, and whether the object serves it; a row the object does not
     serve (the client just unpublished it) is rendered from the table."""
     plan = plan_show(spec, _NO_PARAMETERS)
-    record = await fetch_one(context.database, spec, plan, canonical_id(spec, key), context.dialect)
+    record, _ = await fetch_one(context.database, spec, plan, canonical_id(spec, key), context.dialect)
     if record is not None:
         return record, True
     row = await context.database.fetch_one(

@@ -21,6 +21,7 @@ from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ApiTab, Constr
 from pb_headless.constructor.schema import table_for
 from pb_headless.constructor.transliteration import transliterate
 from pb_headless.registry.declaration import Declaration, check_declaration
+from pb_headless.registry.source import Source
 
 
 def declaration_for(table: ConstructorTable, tab: ApiTab) -> tuple[str, Declaration] | None:
@@ -75,9 +76,9 @@ def url_name_for(table: ConstructorTable) -> str:
     return transliterate(table.title) or transliterate(table.name) or table.name
 
 
-def source_of(table: ConstructorTable) -> str:
-    """The source named in errors and logs; its `constructor` prefix gets a broken table skipped."""
-    return f"constructor:{table.name}"
+def source_of(table: ConstructorTable) -> Source:
+    """The source named in errors and logs (`constructor:<table>`); a broken one is skipped, not fatal."""
+    return Source.constructor(table.name)
 
 
 def rules_for(field: ConstructorField) -> str:

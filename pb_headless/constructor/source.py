@@ -51,7 +51,7 @@ class ConstructorSource:
             if name in published:
                 log.error("pb_headless: constructor table '%s' is not published: its URL name '%s' is "
                           "already used by table '%s'; give it another URL name", table.name, name,
-                          published[name].source.removeprefix("constructor:"))
+                          published[name].source.name)
                 continue
             if await _is_in_database(database, table, declaration):
                 published[name] = declaration

@@ -48,7 +48,9 @@ def _relation_schema(relation: RelationSpec) -> Schema:
     related = {"type": "object", "properties": properties}
     note = f"Present when asked for with `with={relation.name}`."
     if relation.many:
-        return {"type": "array", "items": related, "description": note}
+        note += (f" At most {relation.limit} records; when there are more, the answer names the relation in "
+                 "the `X-Truncated-Relations` header (and a list in `meta.truncated`).")
+        return {"type": "array", "items": related, "maxItems": relation.limit, "description": note}
     return {**related, "type": ["object", "null"], "description": note}
 
 

@@ -23,6 +23,7 @@ from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 # Not a backslash: MariaDB reads a backslash inside the `ESCAPE '...'` literal as an escape itself.
 LIKE_ESCAPE = "!"
 RELATION_KEY = "pb_relation_key"  # the label of the matched remote column in a relation's rows
+RELATION_POSITION = "pb_relation_position"  # a to-many row's place among the rows of its key
 
 _COMPARISONS: dict[Operator, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
     Operator.EQ: eq, Operator.NE: ne, Operator.GT: gt, Operator.GTE: ge, Operator.LT: lt, Operator.LTE: le,
@@ -53,13 +54,34 @@ def compile_show(spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str) 
 
 
 def relation_select(relation: RelationSpec, keys: Sequence[Any]) -> sa.Select[Any]:
-    """The related rows of a whole page in one statement: `WHERE remote IN (keys)`, published only."""
-    columns = [field.column for field in relation.fields]
-    statement = sa.select(*columns, relation.remote.label(RELATION_KEY)).where(relation.remote.in_(keys))
+    """The related rows of a whole page in one statement: those whose key is among `keys`, narrowed
+    as the object publishing them narrows its own (published rows, its `query`).
+
+    A to-many relation keeps at most `relation.limit + 1` rows per key, the first in the related
+    object's order, numbered by one window function (`ROW_NUMBER() OVER (PARTITION BY key ...)`):
+    a row numbered `limit + 1` tells that the relation was cut, and is not shown.
+    """
+    key = relation.key
+    source: sa.FromClause = relation.table
+    if relation.through is not None:
+        source = relation.table.join(relation.through.table, relation.through.remote == relation.remote)
+    columns: list[sa.ColumnElement[Any]] = [field.column for field in relation.fields]
+    columns.append(key.label(RELATION_KEY))
+    if relation.many:
+        order = [column.desc() if descending else column.asc() for column, descending in relation.order]
+        columns.append(sa.func.row_number().over(partition_by=key, order_by=order).label(RELATION_POSITION))
+    statement = sa.select(*columns).select_from(source).where(key.in_(keys))
     if relation.published is not None:
         statement = statement.where(relation.published == sa.true())
+    if relation.query is not None:
+        statement = relation.query(statement)
+    if not relation.many:
+        return statement
+    numbered = statement.subquery()
+    position = numbered.c[RELATION_POSITION]
     # A stable order, so a to-many array reads the same on every request and every database.
-    return statement.order_by(relation.remote, *relation.table.primary_key.columns)
+    return (sa.select(numbered).where(position <= relation.limit + 1)
+            .order_by(numbered.c[RELATION_KEY], position))
 
 
 class _Shape:

@@ -14,10 +14,13 @@ from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.query.render import Row, render_record
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
 
+# Relation name → primary keys of the records whose to-many relation shows only its first records.
+Truncated = dict[str, list[Any]]
+
 
 async def fetch_list(database: Database, spec: ObjectSpec, plan: ListPlan,
-                     dialect: str) -> tuple[list[dict[str, Any]], int]:
-    """The page of records and the total number of matching records."""
+                     dialect: str) -> tuple[list[dict[str, Any]], int, Truncated]:
+    """The page of records, the total number of matching records, and the to-many relations cut."""
     if plan.details:
         raise ValidationFailed(plan.details)
     page, count = compile_list(spec, plan, dialect)
@@ -29,42 +32,53 @@ async def fetch_list(database: Database, spec: ObjectSpec, plan: ListPlan,
     else:
         total = int(await database.fetch_val(count) or 0)
     records = [render_record(row, plan.fields) for row in rows]
-    await _attach_relations(database, plan.relations, rows, records)
-    return records, total
+    truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
+    return records, total, truncated
 
 
 async def fetch_one(database: Database, spec: ObjectSpec, plan: ShowPlan, pk_raw: str,
-                    dialect: str) -> dict[str, Any] | None:
-    """The published record with this id, or None (a 404) when there is none or the id cannot be one."""
+                    dialect: str) -> tuple[dict[str, Any] | None, Truncated]:
+    """The published record with this id, or None (a 404) when there is none or the id cannot be one;
+    and the to-many relations cut."""
     try:
         pk_value = convert(spec.pk, pk_raw)
     except ConversionError:
-        return None
+        return None, {}
     row = await database.fetch_one(compile_show(spec, plan, pk_value, dialect))
     if row is None:
-        return None
+        return None, {}
     record = render_record(row, plan.fields)
-    await _attach_relations(database, plan.relations, [row], [record])
-    return record
+    truncated = await _attach_relations(database, plan.relations, [row], [record], spec.pk.name)
+    return record, truncated
 
 
 async def _attach_relations(database: Database, relations: Sequence[RelationSpec], rows: Sequence[Row],
-                            records: list[dict[str, Any]]) -> None:
-    """One query per relation for the whole page (never one per row)."""
+                            records: list[dict[str, Any]], pk_name: str) -> Truncated:
+    """One query per relation for the whole page (never one per row); what was cut, by relation."""
+    truncated: Truncated = {}
     for relation in relations:
         local_name = relation.local.name
         keys = list(dict.fromkeys(row[local_name] for row in rows if row[local_name] is not None))
-        related = await _related(database, relation, keys)
+        related, cut = await _related(database, relation, keys)
         for row, record in zip(rows, records, strict=True):
             found = related.get(row[local_name], [])
             record[relation.name] = found if relation.many else (found[0] if found else None)
+            if row[local_name] in cut:
+                truncated.setdefault(relation.name, []).append(record[pk_name])
+    return truncated
 
 
 async def _related(database: Database, relation: RelationSpec,
-                   keys: list[Any]) -> dict[Any, list[dict[str, Any]]]:
+                   keys: list[Any]) -> tuple[dict[Any, list[dict[str, Any]]], set[Any]]:
+    """The rendered related records by key, and the keys whose to-many list was cut at its limit."""
     if not keys:
-        return {}
+        return {}, set()
     grouped: dict[Any, list[dict[str, Any]]] = {}
+    cut: set[Any] = set()
     for row in await database.fetch_all(relation_select(relation, keys)):
-        grouped.setdefault(row[RELATION_KEY], []).append(render_record(row, relation.fields))
-    return grouped
+        found = grouped.setdefault(row[RELATION_KEY], [])
+        if relation.many and len(found) >= relation.limit:
+            cut.add(row[RELATION_KEY])  # the window's one extra row: there are more than the limit
+        else:
+            found.append(render_record(row, relation.fields))
+    return grouped, cut

@@ -10,13 +10,15 @@ from __future__ import annotations
 import importlib
 import re
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import sqlalchemy as sa
 
-from pb_headless.operations import READ_OPERATIONS, Operation
+from pb_headless.operations import READ_OPERATIONS, WRITE_OPERATIONS, Operation
+from pb_headless.registry.source import Source
 from pb_headless.rules import RuleError, Validator, compile_rules
+from pb_headless.fields import describe_column
 from pb_headless.scopes import is_valid_scope
 
 OPERATIONS = tuple(Operation)
@@ -27,17 +29,22 @@ DECLARATION_KEYS = frozenset({
 DEFAULT_PER_PAGE = 20
 DEFAULT_MAX_PER_PAGE = 100
 OBJECT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")
+PUBLISHED_COLUMN = "published"  # a boolean column of this name narrows the served rows
 
 
 class DeclarationError(ValueError):
-    """A declaration cannot be served; the message names the source, the object and the key."""
+    """A declaration cannot be served; the message names the source, the object and the key.
 
-    def __init__(self, source: str, name: str, key: str | None, problem: str) -> None:
-        # "*" stands for no object in particular: the file itself could not be read.
-        where = source if name == "*" else f"{source}: object '{name}'"
+    One line a site owner acts on: `<source>: object '<name>', key '<key>': <problem>`. `source` is a
+    `Source` (text given instead is a label, shown as written); `name` "*" stands for no object in
+    particular (the file itself could not be read).
+    """
+
+    def __init__(self, source: Source | str, name: str, key: str | None, problem: str) -> None:
+        self.source, self.object_name, self.key, self.problem = Source.of(source), name, key, problem
+        where = str(self.source) if name == "*" else f"{self.source}: object '{name}'"
         where += f", key '{key}'" if key else ""
         super().__init__(f"{where}: {problem}")
-        self.source, self.object_name, self.key = source, name, key
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,7 +58,7 @@ class Declaration:
     """One object's declaration, every key checked and normalised."""
 
     name: str
-    source: str
+    source: Source
     table: sa.Table | None
     table_name: str | None
     fields: tuple[str, ...]
@@ -69,6 +76,7 @@ class Declaration:
     read_scope: str = ""
     write_scope: str = ""
     model: Any = None
+    validator: Validator | None = None  # compiled with the checks, once the table is known
 
     @property
     def is_published(self) -> bool:
@@ -76,7 +84,10 @@ class Declaration:
         return bool(self.fields)
 
 
-def check_declaration(name: str, raw: Mapping[str, Any], source: str) -> Declaration:
+def check_declaration(name: str, raw: Mapping[str, Any], source: Source | str) -> Declaration:
+    """The checked declaration. With a `model` the table is known, so every check runs now and the
+    validator is compiled with them; a reflected `table` gets `checked_against` when the API starts."""
+    source = Source.of(source)
     if not isinstance(name, str) or not OBJECT_NAME.fullmatch(name):
         raise DeclarationError(source, str(name), None, "an object name is 1-100 of [A-Za-z0-9_-]")
     if not isinstance(raw, Mapping):
@@ -93,6 +104,7 @@ def check_declaration(name: str, raw: Mapping[str, Any], source: str) -> Declara
     if per_page > max_per_page:
         fail("per_page", f"per_page ({per_page}) is larger than max_per_page ({max_per_page})")
     operations = _operations(raw, fail)
+    _check_writes_are_open(raw, operations, fail)
     scopes = _scopes(raw, name, fail)
     declaration = Declaration(
         name=name, source=source, table=table, table_name=table_name, model=model, fields=fields,
@@ -102,10 +114,14 @@ def check_declaration(name: str, raw: Mapping[str, Any], source: str) -> Declara
         query=_query(raw, fail), operations=operations, writable=_names(raw, "writable", fail),
         rules=_rules(raw, fail), read_scope=scopes[0], write_scope=scopes[1],
     )
-    if table is not None:
-        check_columns(declaration, table)
-        compile_declared_rules(declaration, table)
-    return declaration
+    return checked_against(declaration, table) if table is not None else declaration
+
+
+def checked_against(declaration: Declaration, table: sa.Table) -> Declaration:
+    """The declaration checked against its table's columns, with its validator compiled."""
+    check_columns(declaration, table)
+    validator = compile_declared_rules(declaration, table)
+    return replace(declaration, validator=validator)
 
 
 def check_columns(declaration: Declaration, table: sa.Table) -> None:
@@ -130,6 +146,29 @@ def check_columns(declaration: Declaration, table: sa.Table) -> None:
     for name, _ in declaration.default_sort:
         if name not in columns:
             fail("default_sort", f"unknown field '{name}'")
+    _check_creatable(declaration, table, fail)
+
+
+def _check_creatable(declaration: Declaration, table: sa.Table, fail: _Failer) -> None:
+    """With `create`, every NOT NULL column gets a value: from the client, a default, or the API (the
+    `published` flag). A column none of them fills would make every create fail in the database."""
+    if "create" not in declaration.operations:
+        return
+    for column in table.columns:
+        filled = column.name in declaration.writable or column.name == PUBLISHED_COLUMN
+        if not (filled or column.nullable or describe_column(column).has_default):
+            fail("writable", f"column '{column.name}' is NOT NULL and has no default, so no create could "
+                             f"fill it: make it writable, or give it a default in the model or the table")
+
+
+def _check_writes_are_open(raw: Mapping[str, Any], operations: frozenset[Operation], fail: _Failer) -> None:
+    """`writable` and `rules` govern writes; on a read-only object they would silently do nothing."""
+    if operations & WRITE_OPERATIONS:
+        return
+    for key in ("writable", "rules"):
+        if raw.get(key):
+            fail(key, f"'{key}' is given but the object allows no write operation; add create, update or "
+                      f"delete to 'operations', or remove '{key}'")
 
 
 def compile_declared_rules(declaration: Declaration, table: sa.Table) -> Validator:
@@ -143,7 +182,7 @@ def compile_declared_rules(declaration: Declaration, table: sa.Table) -> Validat
 
 
 class _Failer:
-    def __init__(self, source: str, name: str) -> None:
+    def __init__(self, source: Source, name: str) -> None:
         self.source, self.name = source, name
 
     def __call__(self, key: str | None, problem: str) -> Any:
@@ -202,7 +241,7 @@ def _positive_int(raw: Mapping[str, Any], key: str, default: int, fail: _Failer)
     value = raw.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or value < 1:
         fail(key, f"expected a positive integer, got {value!r}")
-    return value
+    return int(value)
 
 
 def _operations(raw: Mapping[str, Any], fail: _Failer) -> frozenset[Operation]:

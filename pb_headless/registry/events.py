@@ -12,11 +12,13 @@ import inspect
 from collections import defaultdict
 from collections.abc import Callable, Iterable
 from contextvars import ContextVar
+from functools import partial
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
 from typing import Any
 
 from pb_headless.registry.declaration import DeclarationError
+from pb_headless.registry.source import Source
 
 OnServiceApiRegister = "OnServiceApiRegister"
 COMPONENT_GROUP = "pb_headless.components"
@@ -26,19 +28,20 @@ Handler = Callable[..., Any]
 _running_component: ContextVar[str | None] = ContextVar("pb_headless_running_component", default=None)
 
 
-def registering_source(default: str = "code") -> str:
-    """What a registration made right now should name as its source: the component whose handler is
-    running (`component '<name>'`), else `default`."""
+def registering_source() -> Source:
+    """What a registration made right now names as its source: the component whose handler is
+    running, else code."""
     component = _running_component.get()
-    return f"component '{component}'" if component else default
+    return Source.component(component) if component else Source.code()
 
 
 class ComponentError(DeclarationError):
     """A satellite component could not be loaded, or its handler failed; the message names it first."""
 
     def __init__(self, component: str, problem: str, cause: Exception | None = None) -> None:
+        # Not DeclarationError's form: the component comes first even when an object is known.
         ValueError.__init__(self, f"component '{component}': {problem}")
-        self.source = f"component '{component}'"
+        self.source, self.problem = Source.component(component), problem
         self.object_name = getattr(cause, "object_name", "*")
         self.key = getattr(cause, "key", None)
 
@@ -81,7 +84,7 @@ class Events:
                 if inspect.isawaitable(result):
                     await result
             except DeclarationError as error:
-                if owner is None or error.source == f"component '{owner}'":
+                if owner is None or error.source == Source.component(owner):
                     raise
                 raise ComponentError(owner, f"its {name} handler failed: {error}", error) from error
             except Exception as error:
@@ -101,7 +104,7 @@ def load_components(events: Events, modules: Iterable[str] = ()) -> list[str]:
     """Call `setup(events)` of every component: the entry-point group, then the named modules."""
     loaded: list[str] = []
     for entry in entry_points(group=COMPONENT_GROUP):
-        _setup(f"{entry.name} ({entry.value})", lambda entry=entry: _entry_setup(entry), events)
+        _setup(f"{entry.name} ({entry.value})", partial(_entry_setup, entry), events)
         loaded.append(entry.name)
     for module_name in (name.strip() for name in modules if name.strip()):
         def load(module_name: str = module_name) -> Any:

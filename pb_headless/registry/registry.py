@@ -18,14 +18,16 @@ from databases import Database
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
-from pb_headless.registry.compile import attach_relations, compile_object
+from pb_headless.registry.compile import compile_objects
 from pb_headless.registry.declaration import Declaration, DeclarationError, check_declaration
 from pb_headless.registry.events import Events, OnServiceApiRegister, load_components, registering_source
+from pb_headless.registry.source import Source
 from pb_headless.registry.spec import ObjectSpec
 
 log = logging.getLogger("pb_headless")
 
-DeclarationSource = Callable[[Database], Awaitable[Mapping[str, Declaration]]]
+# What `add_source` takes: an async callable giving declarations (the constructor's tables).
+DeclarationProvider = Callable[[Database], Awaitable[Mapping[str, Declaration]]]
 ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "mysql": "mysql+aiomysql"}
 
 
@@ -53,22 +55,19 @@ class ApiRegistry:
         self.events = events or Events()
         self._code: dict[str, Declaration] = {}
         self._file: dict[str, Declaration] = {}
-        self._sources: list[DeclarationSource] = []
+        self._sources: list[DeclarationProvider] = []
         self._engines: dict[str, AsyncEngine] = {}
         self._firing = False
         self.version = 0  # moves on every change made in this process
 
     # -- sources -------------------------------------------------------------------------------
-    def register(
-        self, name: str, declaration: Mapping[str, Any] | Declaration, *, source: str | None = None
-    ) -> None:
+    def register(self, name: str, declaration: Mapping[str, Any] | Declaration, *,
+                 source: Source | str | None = None) -> None:
         """Publish an object from code; checked at once (DeclarationError names source, object, key).
-        Registered from a component's handler, the source is that component."""
-        checked = (
-            declaration
-            if isinstance(declaration, Declaration)
-            else check_declaration(name, declaration, source or registering_source())
-        )
+        Registered from a component's handler, the source is that component; text given as `source`
+        is a label shown as written."""
+        checked = declaration if isinstance(declaration, Declaration) \
+            else check_declaration(name, declaration, Source.of(source) if source else registering_source())
         self._code[name] = checked
         self._changed()
 
@@ -85,7 +84,7 @@ class ApiRegistry:
     def load_file(self, path: str | Path) -> ApiRegistry:
         """Load a declaration file: a Python file defining `API`, a dict from object name to declaration."""
         path = Path(path)
-        source = str(path)
+        source = Source.file(path)
         try:
             namespace = runpy.run_path(str(path), run_name="pb_headless_api")
         except DeclarationError:
@@ -104,7 +103,7 @@ class ApiRegistry:
         self.version += 1
         return self
 
-    def add_source(self, source: DeclarationSource) -> None:
+    def add_source(self, source: DeclarationProvider) -> None:
         """Add a constructor source: an async callable returning declarations of published tables."""
         self._sources.append(source)
         self.version += 1
@@ -130,34 +129,15 @@ class ApiRegistry:
         merged = {**constructor, **self._code, **self._file}
         published = {name: d for name, d in merged.items() if d.is_published}
         tables, known = await self._tables(database, published.values())
-        specs: dict[str, ObjectSpec] = {}
-        for name, declaration in published.items():
-            try:
-                specs[name] = compile_object(declaration, tables[name])
-            except (DeclarationError, KeyError) as error:
-                self._fail_or_skip(declaration, error)
-        by_table = {spec.table.name: spec for spec in specs.values()}
-        for name, spec in list(specs.items()):
-            try:
-                attach_relations(spec, published[name], by_table, known)
-            except DeclarationError as error:
-                self._fail_or_skip(published[name], error)
-                specs.pop(name)
+        specs = compile_objects(published, tables, known, skip=self._fail_or_skip)
         return Catalog(specs, (shared_version, self.version))
 
     @staticmethod
-    def _fail_or_skip(declaration: Declaration, error: Exception) -> None:
-        if declaration.source.startswith("constructor"):
-            log.error("pb_headless: %s is not published: %s", declaration.name, error)
-            return
-        if isinstance(error, KeyError):
-            raise DeclarationError(
-                declaration.source,
-                declaration.name,
-                "table",
-                f"table '{declaration.table_name}' does not exist",
-            ) from None
-        raise error
+    def _fail_or_skip(declaration: Declaration, error: DeclarationError) -> None:
+        """A broken constructor table is logged and left out; a file or code declaration stops the start."""
+        if not declaration.source.is_constructor:
+            raise error
+        log.error("pb_headless: %s is not published: %s", declaration.name, error)
 
     async def _tables(
         self, database: Database, declarations: Iterable[Declaration]
@@ -190,17 +170,14 @@ class ApiRegistry:
         async with engine.connect() as connection:
 
             def reflect(sync_connection: Any) -> None:
-                existing = set(sa.inspect(sync_connection).get_table_names())
-                candidates = {
-                    table
-                    for table in existing
-                    for relation in relations
-                    if table == relation or table.endswith("_" + relation)
-                }
-                metadata.reflect(
-                    sync_connection, only=sorted((wanted & existing) | candidates), resolve_fks=True
-                )
-
+                inspector = sa.inspect(sync_connection)
+                existing = set(inspector.get_table_names())
+                candidates = {table for table in existing for relation in relations
+                              if table == relation or table.endswith("_" + relation)}
+                chosen = (wanted & existing) | candidates
+                if relations:
+                    chosen |= _associations(inspector, wanted & existing, candidates)
+                metadata.reflect(sync_connection, only=sorted(chosen), resolve_fks=True)
             await connection.run_sync(reflect)
 
     def _engine(self, database: Database) -> AsyncEngine:
@@ -233,6 +210,17 @@ def _connect_options(database: Database) -> dict[str, Any]:
     if options.get("unix_socket") and database.url.dialect in ("mysql", "mariadb"):
         chosen["unix_socket"] = options["unix_socket"]
     return chosen
+
+
+def _associations(inspector: Any, wanted: set[str], candidates: set[str]) -> set[str]:
+    """Tables with a foreign key to a declared table and one to a table a relation may name: the
+    association tables of many-to-many relations, which no name of theirs gives away."""
+    found = set()
+    for (_, name), keys in inspector.get_multi_foreign_keys().items():
+        referred = {key["referred_table"] for key in keys}
+        if referred & wanted and referred & candidates and name not in wanted:
+            found.add(name)
+    return found
 
 
 def _line_in(path: Path, error: BaseException) -> str:

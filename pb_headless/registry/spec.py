@@ -13,6 +13,8 @@ import sqlalchemy as sa
 
 from pb_headless.fields import ColumnDescription, FieldKind, describe_column
 from pb_headless.operations import Operation, ScopeKind
+from pb_headless.registry.defaults import ModelDefaults
+from pb_headless.registry.source import Source
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,16 +33,38 @@ class FieldSpec:
 
 
 @dataclass(frozen=True, slots=True)
+class Through:
+    """The association table of a many-to-many relation (`relationship(..., secondary=...)`)."""
+
+    table: sa.Table
+    local: sa.Column[Any]  # points at the object's key (the relation's `local`)
+    remote: sa.Column[Any]  # points at the related table's key (the relation's `remote`)
+
+
+@dataclass(frozen=True, slots=True)
 class RelationSpec:
-    """A relation loadable with `with`: to-one renders an object or null, to-many an array."""
+    """A relation loadable with `with`: to-one renders an object or null, to-many an array.
+
+    The related rows are narrowed as the object publishing the related table narrows its own
+    (`published`, `query`); a to-many relation shows at most `limit` of them per record, in `order`.
+    """
 
     name: str
     many: bool
     table: sa.Table
     local: sa.Column[Any]  # the column on the object's table
-    remote: sa.Column[Any]  # the column on the related table it matches
+    remote: sa.Column[Any]  # the column on the related table it matches (through `through`, if any)
     fields: tuple[FieldSpec, ...]
     published: sa.Column[Any] | None  # the related table's `published` column, if it has one
+    query: Callable[[sa.Select[Any]], sa.Select[Any]] | None = None  # the publishing object's `query`
+    limit: int = 100  # the publishing object's `max_per_page`
+    order: tuple[tuple[sa.Column[Any], bool], ...] = ()  # (column, descending), primary key last
+    through: Through | None = None
+
+    @property
+    def key(self) -> sa.Column[Any]:
+        """The column of the loaded rows that holds the object's `local` value."""
+        return self.through.local if self.through is not None else self.remote
 
 
 @dataclass(frozen=True, eq=False)
@@ -48,7 +72,7 @@ class ObjectSpec:
     """A published object, compiled: what every request, `/objects` and the OpenAPI document read."""
 
     name: str
-    source: str
+    source: Source
     table: sa.Table
     pk: FieldSpec
     fields: Mapping[str, FieldSpec]  # published fields in declaration order, primary key first
@@ -68,6 +92,7 @@ class ObjectSpec:
     columns: Mapping[str, FieldSpec] = field(default_factory=dict)  # every column, published or not
     validator: Any = None  # pb_headless.rules.Validator for writes
     audit_columns: Mapping[str, sa.Column[Any]] = field(default_factory=dict)  # created_by / updated_by
+    defaults: ModelDefaults = field(default_factory=ModelDefaults)  # the model's own, for writes
 
     def scope_for(self, operation: Operation | str) -> str:
         return self.read_scope if Operation(operation).scope_kind is ScopeKind.READ else self.write_scope

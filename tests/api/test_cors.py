@@ -79,7 +79,7 @@ async def test_an_allowed_origin_gets_itself_vary_and_the_exposed_headers(sqlite
     assert varies_on_origin(response)
     exposed = {name.strip() for name in EXPOSED_HEADERS.split(",")}
     assert exposed == {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
-                       "Location"}
+                       "Location", "X-Truncated-Relations"}
 
 
 async def test_a_disallowed_origin_gets_no_cors_headers_but_still_vary(sqlite_database, host_factory):

@@ -123,5 +123,6 @@ async def test_a_components_handler_runs_under_the_components_name(sqlite_databa
     registry.events.on(OnServiceApiRegister, lambda r: sys.modules["pb_named_component"].seen.append(
         registering_source()))
     await registry.build(sqlite_database)
-    assert sys.modules["pb_named_component"].seen == ["component 'pb_named_component'", "code"]
+    assert [str(source) for source in sys.modules["pb_named_component"].seen] == [
+        "component 'pb_named_component'", "code"]
     sys.modules.pop("pb_named_component", None)

@@ -12,6 +12,7 @@ import pytest
 from pb_headless import ApiRegistry, DeclarationError, OnServiceApiRegister
 
 GOOD = '"model": books, "fields": ["title", "genre", "pages"]'
+WRITES = f'{GOOD}, "operations": ["list", "show", "create", "update"]'
 
 
 def file_with(site_folder, declaration: str, prelude: str = "from core.App.models import books\n"):
@@ -22,7 +23,7 @@ def assert_names(error: DeclarationError, source: str, name: str, key: str | Non
     message = str(error)
     where = f"{source}: object '{name}'" + (f", key '{key}'" if key else "")
     assert message.startswith(f"{where}: "), message
-    assert (error.source, error.object_name, error.key) == (source, name, key)
+    assert (str(error.source), error.object_name, error.key) == (source, name, key)
     assert "\n" not in message
 
 
@@ -30,7 +31,7 @@ def assert_names(error: DeclarationError, source: str, name: str, key: str | Non
     (f'{GOOD}, "colour": "red"', "colour", "unknown key"),
     ('"model": books, "fields": ["title", "nope"]', "fields", "unknown field 'nope'"),
     ('"model": books, "fields": 5', "fields", "expected a list of field names"),
-    (f'{GOOD}, "writable": ["title", "nope"]', "writable", "unknown field 'nope'"),
+    (f'{WRITES}, "writable": ["title", "nope"]', "writable", "unknown field 'nope'"),
     (f'{GOOD}, "filterable": ["isbn"]', "filterable", "'isbn' is not a published field"),
     (f'{GOOD}, "filterable": ["nope"]', "filterable", "'nope' is not a published field"),
     (f'{GOOD}, "sortable": ["isbn"]', "sortable", "'isbn' is not a published field"),
@@ -48,10 +49,10 @@ def assert_names(error: DeclarationError, source: str, name: str, key: str | Non
     (f'{GOOD}, "scopes": {{"admin": "books.admin"}}', "scopes", "keys 'read' and/or 'write'"),
     (f'{GOOD}, "scopes": {{"read": "Catalog Read"}}', "scopes", "is not a scope"),
     (f'{GOOD}, "scopes": {{"write": "*"}}', "scopes", "is not a scope"),
-    (f'{GOOD}, "writable": ["title"], "rules": {{"title": "requird|string"}}', "rules", "requird"),
-    (f'{GOOD}, "rules": {{"nope": "required"}}', "rules", "unknown field 'nope'"),
-    (f'{GOOD}, "rules": {{"title": 5}}', "rules", "expected a rule string"),
-    (f'{GOOD}, "rules": "required"', "rules", "expected a map"),
+    (f'{WRITES}, "writable": ["title"], "rules": {{"title": "requird|string"}}', "rules", "requird"),
+    (f'{WRITES}, "rules": {{"nope": "required"}}', "rules", "unknown field 'nope'"),
+    (f'{WRITES}, "rules": {{"title": 5}}', "rules", "expected a rule string"),
+    (f'{WRITES}, "rules": "required"', "rules", "expected a map"),
     (f'{GOOD}, "with": ["writer.books"]', "with", "one level deep"),
     (f'{GOOD}, "with": [5]', "with", "expected a list"),
     ('"fields": ["title"]', "model", "give exactly one of 'model'"),
@@ -199,7 +200,8 @@ async def test_a_handler_of_the_registration_event_that_registers_a_broken_decla
     ('"table": "site_books", "fields": ["title", "nope"]', "fields", "unknown field 'nope'"),
     ('"table": "site_books", "fields": ["title"], "filterable": ["isbn"]', "filterable",
      "not a published field"),
-    ('"table": "site_books", "fields": ["title"], "writable": ["title"], "rules": {"title": "requird"}',
+    ('"table": "site_books", "fields": ["title"], "operations": ["create"], "writable": ["title"], '
+     '"rules": {"title": "requird"}',
      "rules", "requird"),
     ('"table": "site_books", "fields": ["title"], "with": ["writer"]', "with",
      "relation 'writer': no field list and no object publishes table 'site_writers'"),

@@ -13,7 +13,8 @@ from pb_headless.constructor import (
     unpublished_reason,
     url_name_for,
 )
-from pb_headless.registry.compile import compile_object
+from pb_headless.registry.compile import compile_objects
+from pb_headless.registry.source import Source
 
 NEWS = ConstructorTable("site_news", "Новости компании", (
     ConstructorField("title", "string", required=True, searchable=True, length=200),
@@ -26,6 +27,12 @@ NEWS = ConstructorTable("site_news", "Новости компании", (
 
 def publish(**tab: object):
     return declaration_for(NEWS, ApiTab(**tab))  # type: ignore[arg-type]
+
+
+def compile_one(declaration):
+    """The object as the registry compiles it."""
+    return compile_objects({declaration.name: declaration}, {declaration.name: declaration.table}, {})[
+        declaration.name]
 
 
 # -- Switch ------------------------------------------------------------------------------------
@@ -47,7 +54,7 @@ def test_the_ticked_fields_are_the_published_fields_in_the_tables_order():
 
 def test_the_primary_key_is_published_with_the_ticked_fields():
     _, declaration = publish(enabled=True, fields=["title"])
-    spec = compile_object(declaration, declaration.table)
+    spec = compile_one(declaration)
     assert list(spec.fields) == ["id", "title"]
 
 
@@ -139,7 +146,7 @@ def test_required_fields_become_required_rules_on_write():
 
 def test_a_create_without_a_required_field_fails_validation():
     _, declaration = publish(enabled=True, fields=["title", "body"], operations=["list", "show", "create"])
-    validator = compile_object(declaration, declaration.table).validator
+    validator = compile_one(declaration).validator
     result = validator.validate({"body": "text"}, partial=False)
     assert list(result.errors) == ["title"]
     assert validator.validate({"title": "x" * 201}, partial=False).errors["title"]
@@ -170,7 +177,7 @@ def test_rules_are_derived_from_the_field_definition(field, rules):
 def test_the_derived_rules_of_every_type_compile_against_its_column(type_, required):
     table = ConstructorTable("t", "T", (ConstructorField("f", type_, required=required),))
     _, declaration = declaration_for(table, ApiTab(enabled=True, fields=["f"], operations=["list", "create"]))
-    spec = compile_object(declaration, declaration.table)
+    spec = compile_one(declaration)
     assert spec.writable == ("f",)
     assert spec.validator is not None
 
@@ -198,7 +205,8 @@ def test_a_title_with_nothing_to_transliterate_falls_back_to_the_sql_name():
 # -- Source ------------------------------------------------------------------------------------
 def test_the_declaration_names_its_constructor_table_as_its_source():
     _, declaration = publish(enabled=True, fields=["title"])
-    assert declaration.source == "constructor:site_news"
+    assert declaration.source == Source.constructor("site_news")
+    assert declaration.source.is_constructor and str(declaration.source) == "constructor:site_news"
     assert declaration.table is not None and declaration.table.name == "site_news"
     assert [column.name for column in declaration.table.columns] == [
         "id", "title", "body", "views", "author_email", "secret", "published"]

@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from pb_headless.db import CASEFOLD_FUNCTION
-from pb_headless.registry.compile import attach_relations, compile_object
+from pb_headless.registry.compile import compile_objects
 from pb_headless.registry.declaration import check_declaration
 from pb_headless.registry.spec import ObjectSpec
 
@@ -68,11 +68,7 @@ AUTHORS = {"model": authors, "fields": ["name"], "filterable": ["name"], "sortab
 def build_specs(declarations: Mapping[str, Mapping[str, Any]]) -> dict[str, ObjectSpec]:
     """Declarations compiled as `ApiRegistry.build` does, relations attached."""
     checked = {name: check_declaration(name, raw, "tests") for name, raw in declarations.items()}
-    specs = {name: compile_object(declaration, declaration.table) for name, declaration in checked.items()}
-    by_table = {spec.table.name: spec for spec in specs.values()}
-    for name, spec in specs.items():
-        attach_relations(spec, checked[name], by_table, metadata.tables)
-    return specs
+    return compile_objects(checked, {name: d.table for name, d in checked.items()}, metadata.tables)
 
 
 @pytest.fixture(scope="session")

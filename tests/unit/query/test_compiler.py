@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 from datetime import datetime
 from typing import Any
@@ -156,6 +157,18 @@ def test_a_relation_loads_the_published_related_rows_of_many_keys_in_one_stateme
     assert fetch(relation_select(author, [1, 2])) == [{"id": 1, "name": "Анна", "pb_relation_key": 1}]
     rows = fetch(relation_select(article_spec.relations["comments"], [5, 1, 2]))
     assert [(row["pb_relation_key"], row["id"]) for row in rows] == [(1, 1), (1, 2), (5, 4)]
+
+
+def test_a_to_many_relation_keeps_its_first_rows_per_key_by_one_window_on_every_dialect(
+        article_spec: ObjectSpec, fetch: Fetch) -> None:
+    comments = dataclasses.replace(article_spec.relations["comments"], limit=1)
+    rows = fetch(relation_select(comments, [5, 1, 2]))
+    # Two rows for key 1: the limit, and one more that tells the relation was cut.
+    assert [(row["pb_relation_key"], row["id"], row["pb_relation_position"]) for row in rows] == [
+        (1, 1, 1), (1, 2, 2), (5, 4, 1)]
+    for dialect in DIALECTS:
+        assert "row_number() OVER (PARTITION BY comments.article_id ORDER BY comments.id ASC)" in sql(
+            relation_select(comments, [1]), dialect)
 
 
 def test_like_and_search_escape_with_an_explicit_character_on_every_dialect(article_spec: ObjectSpec) -> None:

@@ -47,7 +47,8 @@ async def database(sqlite_url: str) -> AsyncIterator[CountingDatabase]:
 async def listed(database: CountingDatabase, spec: ObjectSpec,
                  *pairs: tuple[str, str]) -> tuple[list[dict[str, Any]], int]:
     plan = plan_list(spec, parse_query(pairs))
-    return await fetch_list(database, spec, plan, "sqlite")  # type: ignore[arg-type]
+    records, total, _ = await fetch_list(database, spec, plan, "sqlite")  # type: ignore[arg-type]
+    return records, total
 
 
 async def test_a_page_renders_its_records_and_the_total(database: CountingDatabase,
@@ -111,11 +112,11 @@ async def test_show_returns_a_published_record_with_its_relations(database: Coun
                                                                   article_spec: ObjectSpec) -> None:
     plan = plan_show(article_spec, parse_query([("fields", "title"), ("with", "comments")]))
     record = await fetch_one(database, article_spec, plan, "5", "sqlite")  # type: ignore[arg-type]
-    assert record == {"id": 5, "title": "1000 pure fun", "comments": [{"id": 4, "body": "only"}]}
+    assert record == ({"id": 5, "title": "1000 pure fun", "comments": [{"id": 4, "body": "only"}]}, {})
 
 
 @pytest.mark.parametrize("record_id", ["4", "99", "abc", "1.0", "", "99999999999999999999999"])
 async def test_show_finds_nothing_for_an_unpublished_unknown_or_impossible_id(
         database: CountingDatabase, article_spec: ObjectSpec, record_id: str) -> None:
     plan = plan_show(article_spec, parse_query([]))
-    assert await fetch_one(database, article_spec, plan, record_id, "sqlite") is None  # type: ignore[arg-type]
+    assert await fetch_one(database, article_spec, plan, record_id, "sqlite") == (None, {})  # type: ignore[arg-type]

@@ -1,0 +1,30 @@
+"""Counting the statements the API sends through a host's database (to show there is no N+1)."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+
+from databases import Database
+
+
+@contextlib.contextmanager
+def counting(database: Database) -> Iterator[dict[str, int]]:
+    """`with counting(database) as calls:` ... `calls["count"]` statements were sent."""
+    calls = {"count": 0}
+    originals = {name: getattr(database, name) for name in ("fetch_all", "fetch_one", "fetch_val")}
+
+    def counted(original):
+        async def call(*args, **kwargs):
+            calls["count"] += 1
+            return await original(*args, **kwargs)
+
+        return call
+
+    for name, original in originals.items():
+        setattr(database, name, counted(original))
+    try:
+        yield calls
+    finally:
+        for name in originals:
+            delattr(database, name)  # the instance attribute hid the method
