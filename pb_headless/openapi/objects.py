@@ -5,7 +5,8 @@ Write bodies come from the object's `Validator`, the same one that checks them (
 
 from __future__ import annotations
 
-from pb_headless.openapi.components import error_responses, json_content, rate_headers, ref, security
+from pb_headless.openapi.components import error_responses, json_content, ref, security
+from pb_headless.openapi.filters import filter_schemas
 from pb_headless.openapi.parameters import Parameter, list_parameters, show_parameters
 from pb_headless.openapi.parts import OperationPart, Schema, Tag
 from pb_headless.openapi.values import record_value_schema
@@ -59,11 +60,39 @@ def _part(spec: ObjectSpec, operation: str, path: str, method: str, body: Schema
             "security": security(scope)}
     body["description"] = f"{body.get('description', '')}Requires the scope `{scope}`.".strip()
     record = {schema_name(spec, "Record"): record_schema(spec)}
-    return OperationPart(path, method, scope, body, {**record, **schemas})
+    components: dict[str, dict[str, Schema]] = {"schemas": {**record, **schemas}}
+    for section, kind in (("parameters", "parameters"), ("responses", "responses")):
+        # Parameters and answers that several operations of the object share are components, named
+        # `<object>.<parameter>`, so the document states them once.
+        used = {entry["$ref"].rsplit("/", 1)[1] for entry in _refs(body, kind)}
+        shared = _shared(spec)[section]
+        components[section] = {name: shared[name] for name in used if name in shared}
+    return OperationPart(path, method, scope, body, components)
+
+
+def _refs(body: Schema, section: str) -> list[Schema]:
+    """The `$ref` entries of `body` that point into `components/<section>`."""
+    entries = body.get("parameters", []) if section == "parameters" else [*body["responses"].values()]
+    return [entry for entry in entries if entry.get("$ref", "").startswith(f"#/components/{section}/")]
+
+
+def _shared(spec: ObjectSpec) -> dict[str, dict[str, Schema]]:
+    parameters = {f"{spec.name}.{parameter['name']}": parameter
+                  for parameter in (_id_parameter(spec), *show_parameters(spec))}
+    record = {"description": "The record.",
+              "content": json_content(ref("schemas", schema_name(spec, "Single")))}
+    return {"parameters": parameters, "responses": {schema_name(spec, "Record"): record}}
+
+
+def _by_reference(spec: ObjectSpec, parameters: list[Schema]) -> list[Schema]:
+    """`parameters` with those the object's operations share (`id`, `fields`, `with`) as references."""
+    shared = _shared(spec)["parameters"]
+    return [ref("parameters", f"{spec.name}.{parameter['name']}")
+            if f"{spec.name}.{parameter['name']}" in shared else parameter for parameter in parameters]
 
 
 def _data_response(spec: ObjectSpec, description: str, headers: Schema | None = None) -> Schema:
-    return {"description": description, "headers": {**rate_headers(), **(headers or {})},
+    return {"description": description, **({"headers": headers} if headers else {}),
             "content": json_content(ref("schemas", schema_name(spec, "Single")))}
 
 
@@ -77,21 +106,22 @@ def _list(spec: ObjectSpec) -> OperationPart:
     envelope = {"type": "object", "required": ["data", "meta", "links"], "properties": {
         "data": {"type": "array", "items": ref("schemas", schema_name(spec, "Record"))},
         "meta": ref("schemas", "ListMeta"), "links": ref("schemas", "ListLinks")}}
-    responses = {"200": {"description": "A page of records.", "headers": rate_headers(),
+    responses = {"200": {"description": "A page of records.",
                          "content": json_content(ref("schemas", schema_name(spec, "List")))},
                  **error_responses(*_COLLECTION_ERRORS, "ValidationFailed", *_LAST_ERRORS)}
     operation = {"summary": f"List {spec.name}",
-                 "description": "Filters AND together; a filter value that does not convert to the field's "
-                                "type is a 422 naming the parameter. ",
-                 "parameters": list_parameters(spec), "responses": responses}
-    return _part(spec, "list", _collection(spec), "get", operation, {schema_name(spec, "List"): envelope})
+                 "description": "Filter operators, bounds and errors are in the API's description. ",
+                 "parameters": _by_reference(spec, list_parameters(spec)), "responses": responses}
+    return _part(spec, "list", _collection(spec), "get", operation,
+                 {schema_name(spec, "List"): envelope, **filter_schemas(spec)})
 
 
 def _show(spec: ObjectSpec) -> OperationPart:
-    responses = {"200": _data_response(spec, "The record."),
+    responses = {"200": ref("responses", schema_name(spec, "Record")),
                  **error_responses(*_RECORD_ERRORS, *_LAST_ERRORS)}
     operation = {"summary": f"Show one record of {spec.name}",
-                 "parameters": [_id_parameter(spec), *show_parameters(spec)], "responses": responses}
+                 "parameters": _by_reference(spec, [_id_parameter(spec), *show_parameters(spec)]),
+                 "responses": responses}
     return _part(spec, "show", _record(spec), "get", operation, _single_schema(spec))
 
 
@@ -109,21 +139,22 @@ def _create(spec: ObjectSpec) -> OperationPart:
 
 
 def _update(spec: ObjectSpec) -> OperationPart:
-    responses = {"200": _data_response(spec, "The record, updated."),
+    responses = {"200": ref("responses", schema_name(spec, "Record")),
                  **error_responses(*_RECORD_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}
     operation = {"summary": f"Update a record of {spec.name}",
                  "description": "Only the fields sent are checked and changed; `{}` changes nothing. ",
-                 "parameters": [_id_parameter(spec)], "requestBody": _body(spec, "Update"),
-                 "responses": responses}
+                 "parameters": _by_reference(spec, [_id_parameter(spec)]),
+                 "requestBody": _body(spec, "Update"), "responses": responses}
     return _part(spec, "update", _record(spec), "patch", operation,
                  {**_single_schema(spec), schema_name(spec, "Update"): _body_schema(spec, partial=True)})
 
 
 def _delete(spec: ObjectSpec) -> OperationPart:
     # 422: the database refuses the delete (another table's row still refers to this record).
-    responses = {"204": {"description": "Deleted; no body.", "headers": rate_headers()},
+    responses = {"204": {"description": "Deleted; no body."},
                  **error_responses(*_RECORD_ERRORS, "ValidationFailed", *_LAST_ERRORS)}
-    operation = {"summary": f"Delete a record of {spec.name}", "parameters": [_id_parameter(spec)],
+    operation = {"summary": f"Delete a record of {spec.name}",
+                 "parameters": _by_reference(spec, [_id_parameter(spec)]),
                  "responses": responses}
     return _part(spec, "delete", _record(spec), "delete", operation, {})
 

@@ -4,7 +4,13 @@ The document is the one a `*` token gets from `/openapi.json`; schemathesis auth
 document's own security schemes (bearer and X-API-Key), generates valid and invalid requests for
 every operation, and checks every answer against the document (status, headers, bodies, 4xx for
 invalid data, 2xx for valid data, 405 for undocumented methods, resources gone after DELETE...).
-The seed is fixed so that a failure is reproducible; a failure is a bug to fix, never to exclude.
+
+The suite runs one seed at a bounded number of examples on SQLite and PostgreSQL. The thorough run
+is the same test with more seeds and examples (docs/openapi.md, "Checking the document"):
+
+    PB_FUZZ_SEEDS=1,2,3,4,5 PB_FUZZ_EXAMPLES=200 .venv/bin/python -m pytest tests/openapi/test_fuzzing.py
+
+A failure is a bug to fix, never to exclude; each seed reproduces its run.
 """
 
 from __future__ import annotations
@@ -22,12 +28,13 @@ import pytest
 
 from pb_headless import TokenStore
 from tests.openapi.serving import free_port, log_tail, serving, uvicorn_command
+from tests.support.databases import open_database
 from tests.support.demo import create_demo
 
 pytestmark = pytest.mark.slow
 
-SEED = 1
-MAX_EXAMPLES = 25
+SEEDS = [int(seed) for seed in os.environ.get("PB_FUZZ_SEEDS", "1").split(",")]
+MAX_EXAMPLES = int(os.environ.get("PB_FUZZ_EXAMPLES", "25"))
 CONFIG = """
 [auth.openapi.bearerAuth]
 bearer = "${PB_FUZZ_TOKEN}"
@@ -46,30 +53,61 @@ def schemathesis_command() -> list[str]:
     return [found]
 
 
-async def test_schemathesis_finds_nothing_on_any_endpoint_with_a_star_token(sqlite_database, tmp_path):
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+async def test_schemathesis_finds_nothing_on_any_endpoint_with_a_star_token(kind, seed, tmp_path):
     command = schemathesis_command()
-    await create_demo(sqlite_database)
-    _, token = await TokenStore(sqlite_database).create("fuzzer", "*")
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server_log = tmp_path / "server.log"
-    environment = {"PB_OPENAPI_DATABASE": str(sqlite_database.url)}
-    server = uvicorn_command("tests.openapi.demo_app:app", port)
-    with serving(server, f"{base}/ready", server_log, environment):
-        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as client:
-            answer = await client.get(f"{base}/api/pb/v1/openapi.json")
-        document = answer.json()
-        (tmp_path / "openapi.json").write_text(json.dumps(document))
-        (tmp_path / "schemathesis.toml").write_text(CONFIG)
-        arguments = [*command, "--config-file", str(tmp_path / "schemathesis.toml"), "run",
-                     str(tmp_path / "openapi.json"), "--url", document["servers"][0]["url"],
-                     "--seed", str(SEED), "--max-examples", str(MAX_EXAMPLES),
-                     "--generation-database", "none", "--request-timeout", "20", "--no-color"]
-        run = await asyncio.to_thread(
-            subprocess.run, arguments, cwd=tmp_path, capture_output=True, text=True, timeout=1500,
-            env={**os.environ, "PB_FUZZ_TOKEN": token, "NO_COLOR": "1"})
-    report = run.stdout + run.stderr
-    assert run.returncode == 0, f"{report[-25000:]}\n--- server log ---\n{log_tail(server_log)}"
+    async with open_database(kind, tmp_path) as database:
+        await create_demo(database)
+        _, token = await TokenStore(database).create("fuzzer", "*")
+        report, document, server_log, returncode = await _run(
+            command, str(database.url), token, seed, tmp_path
+        )
+    assert returncode == 0, f"{report[-25000:]}\n--- server log ---\n{log_tail(server_log)}"
     operations = sum(len(methods) for methods in document["paths"].values())
     assert operations == 13  # 4 service endpoints, 5 + 2 object operations, 2 custom routes
     assert f"Tested: {operations}" in report, report[-5000:]
+
+
+async def _run(
+    command: list[str], database_url: str, token: str, seed: int, folder: Path
+) -> tuple[str, dict, Path, int]:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server_log = folder / "server.log"
+    environment = {"PB_OPENAPI_DATABASE": database_url}
+    with serving(
+        uvicorn_command("tests.openapi.demo_app:app", port), f"{base}/ready", server_log, environment
+    ):
+        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as client:
+            document = (await client.get(f"{base}/api/pb/v1/openapi.json")).json()
+        (folder / "openapi.json").write_text(json.dumps(document))
+        (folder / "schemathesis.toml").write_text(CONFIG)
+        arguments = [
+            *command,
+            "--config-file",
+            str(folder / "schemathesis.toml"),
+            "run",
+            str(folder / "openapi.json"),
+            "--url",
+            document["servers"][0]["url"],
+            "--seed",
+            str(seed),
+            "--max-examples",
+            str(MAX_EXAMPLES),
+            "--generation-database",
+            "none",
+            "--request-timeout",
+            "20",
+            "--no-color",
+        ]
+        run = await asyncio.to_thread(
+            subprocess.run,
+            arguments,
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=3000,
+            env={**os.environ, "PB_FUZZ_TOKEN": token, "NO_COLOR": "1"},
+        )
+    return run.stdout + run.stderr, document, server_log, run.returncode
