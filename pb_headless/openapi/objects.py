@@ -132,7 +132,7 @@ def _create(spec: ObjectSpec) -> OperationPart:
                  **error_responses(*_COLLECTION_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}
     operation = {"summary": f"Create a record of {spec.name}",
                  "description": "Only writable fields are accepted; any other field is a 422 "
-                                "(`is not writable`) and nothing is written. ",
+                                f"(`is not writable`) and nothing is written. {_constraints(spec)}",
                  "requestBody": _body(spec, "Create"), "responses": responses}
     return _part(spec, "create", _collection(spec), "post", operation,
                  {**_single_schema(spec), schema_name(spec, "Create"): _body_schema(spec, partial=False)})
@@ -142,7 +142,8 @@ def _update(spec: ObjectSpec) -> OperationPart:
     responses = {"200": ref("responses", schema_name(spec, "Record")),
                  **error_responses(*_RECORD_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}
     operation = {"summary": f"Update a record of {spec.name}",
-                 "description": "Only the fields sent are checked and changed; `{}` changes nothing. ",
+                 "description": "Only the fields sent are checked and changed; `{}` changes nothing. "
+                                f"{_constraints(spec)}",
                  "parameters": _by_reference(spec, [_id_parameter(spec)]),
                  "requestBody": _body(spec, "Update"), "responses": responses}
     return _part(spec, "update", _record(spec), "patch", operation,
@@ -157,6 +158,19 @@ def _delete(spec: ObjectSpec) -> OperationPart:
                  "parameters": _by_reference(spec, [_id_parameter(spec)]),
                  "responses": responses}
     return _part(spec, "delete", _record(spec), "delete", operation, {})
+
+
+def _constraints(spec: ObjectSpec) -> str:
+    """What the database checks and a schema cannot say: each writable foreign key must name a row."""
+    keys = []
+    for name in spec.writable:
+        field = spec.columns.get(name)
+        for key in field.column.foreign_keys if field is not None else ():
+            keys.append(f"`{name}` must name an existing `{key.column.table.name}.{key.column.name}`")
+    if not keys:
+        return ""
+    return (f"Checked by the database, not by this schema: {'; '.join(keys)}; otherwise 422 naming the field "
+            "(SQLite checks foreign keys only when the host turns them on). ")
 
 
 def _body(spec: ObjectSpec, what: str) -> Schema:

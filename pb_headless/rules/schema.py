@@ -14,6 +14,7 @@ from pb_headless.rules.values import TIME
 
 # The same characters as checks.BLANK: a required string must hold one character outside them.
 NOT_BLANK = "[^ \\t\\n\\r\\u0000\\u000b]"
+NO_NUL = "^[^\\u0000]*$"
 _FORMATS = {"email": "email", "url": "uri", "uuid": "uuid", "date": "date"}
 _KIND_FORMATS = {"date": "date", "datetime": "date-time", "uuid": "uuid"}
 _DATETIME_NOTE = "ISO 8601. Without an offset the time is UTC; a date alone means midnight UTC."
@@ -46,6 +47,8 @@ def field_schema(plan: FieldPlan) -> dict:
     _kind_keywords(schema, plan.kind)
     for rule in plan.rules:
         _rule_keywords(schema, plan, rule)
+    if plan.kind.name == "decimal":
+        _unsigned_when_not_negative(schema)
     if plan.allowed is not None:
         schema["enum"] = _json_values(plan.allowed) + ([None] if plan.accepts_null else [])
     if plan.forbidden:
@@ -67,6 +70,8 @@ def _kind_keywords(schema: dict, kind: ColumnKind) -> None:
         schema["description"] = _DATETIME_NOTE
     if kind.name == "time":
         schema["pattern"] = f"^{TIME.pattern}$"
+    if kind.name == "string":
+        _put(schema, "pattern", NO_NUL)  # the validator refuses NUL, which PostgreSQL cannot store
     if kind.max_length is not None:
         _bound(schema, "maxLength", kind.max_length, upper=True)
     if kind.int_range is not None:
@@ -87,6 +92,16 @@ def _decimal_keywords(schema: dict, kind: ColumnKind) -> None:
     _put(schema, "pattern", f"^-?{whole}{fraction}$")
     _bound(schema, "minimum", _json_number(largest.copy_negate()), upper=False)
     _bound(schema, "maximum", _json_number(largest), upper=True)
+    # A number with more places than the scale is refused (`decimal_places`); `multipleOf` says so for the
+    # number form, as the pattern does for the string form.
+    schema["multipleOf"] = _json_number(Decimal(1).scaleb(-scale))
+
+
+def _unsigned_when_not_negative(schema: dict) -> None:
+    """`minimum` binds numbers only; with a lower bound of 0 or more, the string form loses its sign too
+    (`min:0` refuses "-5" as it refuses -5). Other bounds of the string form are not expressible."""
+    if schema.get("minimum", -1) >= 0 and str(schema.get("pattern", "")).startswith("^-?"):
+        schema["pattern"] = "^" + schema["pattern"][3:]
 
 
 def _rule_keywords(schema: dict, plan: FieldPlan, rule: Rule) -> None:
