@@ -54,11 +54,19 @@ async def test_the_document_passes_the_openapi_3_1_validator_on_every_database(d
 async def test_a_star_token_sees_every_object_operation_service_endpoint_and_custom_route(site):
     document = await document_of(site, "*")
     assert operations(document) == {
-        "GET /health", "GET /me", "GET /objects", "GET /openapi.json",
-        "GET /objects/articles", "POST /objects/articles", "GET /objects/articles/{id}",
-        "PATCH /objects/articles/{id}", "DELETE /objects/articles/{id}",
-        "GET /objects/authors", "GET /objects/authors/{id}",
-        "GET /reports/summary", "GET /reports/{year}",
+        "GET /health",
+        "GET /me",
+        "GET /objects",
+        "GET /openapi.json",
+        "GET /objects/articles",
+        "POST /objects/articles",
+        "GET /objects/articles/{id}",
+        "PATCH /objects/articles/{id}",
+        "DELETE /objects/articles/{id}",
+        "GET /objects/authors",
+        "GET /objects/authors/{id}",
+        "GET /reports/summary",
+        "GET /reports/{year}",
     }
 
 
@@ -78,7 +86,9 @@ async def test_both_security_schemes_are_declared_and_either_carries_the_scope(s
     assert {"type": "http", "scheme": "bearer"}.items() <= schemes["bearerAuth"].items()
     assert {"type": "apiKey", "in": "header", "name": "X-API-Key"}.items() <= schemes["apiKeyAuth"].items()
     assert document["paths"]["/objects/articles"]["post"]["security"] == [
-        {"bearerAuth": ["articles.write"]}, {"apiKeyAuth": ["articles.write"]}]
+        {"bearerAuth": ["articles.write"]},
+        {"apiKeyAuth": ["articles.write"]},
+    ]
     assert document["paths"]["/health"]["get"]["security"] == []
 
 
@@ -86,9 +96,18 @@ async def test_each_filterable_field_is_one_exploded_object_with_a_key_per_opera
     document = await document_of(site, "*")
     parameters = parameters_of(document, "/objects/articles")
     filters = [name for name in parameters if name.startswith("filter[")]
-    assert filters == ["filter[id]", "filter[title]", "filter[category]", "filter[price]", "filter[rating]",
-                       "filter[views]", "filter[featured]", "filter[published_on]", "filter[created_at]",
-                       "filter[author_id]"]
+    assert filters == [
+        "filter[id]",
+        "filter[title]",
+        "filter[category]",
+        "filter[price]",
+        "filter[rating]",
+        "filter[views]",
+        "filter[featured]",
+        "filter[published_on]",
+        "filter[created_at]",
+        "filter[author_id]",
+    ]
     for name in filters:
         parameter = parameters[name]
         assert (parameter["in"], parameter["style"], parameter["explode"]) == ("query", "form", True)
@@ -143,8 +162,10 @@ async def test_sort_fields_and_with_are_comma_strings_that_name_their_values(sit
     for name in ("sort", "fields", "with"):
         assert parameters[name]["schema"] == {"type": "string"}  # anything else is ignored, not refused
     assert "`id,title,price,views,published_on,created_at`" in parameters["sort"]["description"]
-    assert "`id,title,body,category,price,rating,views,featured,published_on,created_at,author_id`" in (
-        parameters["fields"]["description"])
+    assert (
+        "`id,title,body,category,price,rating,views,featured,published_on,created_at,author_id`"
+        in (parameters["fields"]["description"])
+    )
     assert "`author,comments`" in parameters["with"]["description"]
     for name in ("search", "limit", "offset", "page"):
         assert parameters[name]["in"] == "query"
@@ -152,7 +173,8 @@ async def test_sort_fields_and_with_are_comma_strings_that_name_their_values(sit
     show = parameters_of(document, "/objects/articles/{id}")
     assert set(show) == {"id", "fields", "with"}
     assert document["paths"]["/objects/articles/{id}"]["get"]["parameters"][1] == {
-        "$ref": "#/components/parameters/articles.fields"}  # list and show share it
+        "$ref": "#/components/parameters/articles.fields"
+    }  # list and show share it
 
 
 async def test_write_bodies_are_the_json_schemas_of_the_validators_that_check_them(site):
@@ -163,7 +185,8 @@ async def test_write_bodies_are_the_json_schemas_of_the_validators_that_check_th
     assert schemas["articles.Update"] == spec.validator.json_schema(partial=True)
     create = document["paths"]["/objects/articles"]["post"]
     assert create["requestBody"]["content"]["application/json"]["schema"] == {
-        "$ref": "#/components/schemas/articles.Create"}
+        "$ref": "#/components/schemas/articles.Create"
+    }
     for schema in schemas.values():
         jsonschema.Draft202012Validator.check_schema(schema)
 
@@ -172,10 +195,24 @@ async def test_writes_document_their_status_codes_and_every_operation_its_error_
     document = await document_of(site, "*")
     paths = document["paths"]
     assert set(paths["/objects/articles"]["post"]["responses"]) == {
-        "201", "400", "401", "403", "404", "413", "415", "422", "429", "500"}
+        "201",
+        "400",
+        "401",
+        "403",
+        "404",
+        "413",
+        "415",
+        "422",
+        "429",
+        "500",
+    }
     assert "Location" in paths["/objects/articles"]["post"]["responses"]["201"]["headers"]
     assert set(document["components"]["responses"]["RateLimited"]["headers"]) == {
-        "X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After"}
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+        "Retry-After",
+    }
     assert set(paths["/objects/articles/{id}"]["patch"]["responses"]) >= {"200", "404", "413", "415", "422"}
     assert "content" not in paths["/objects/articles/{id}"]["delete"]["responses"]["204"]
     assert set(paths["/objects/articles"]["get"]["responses"]) >= {"200", "401", "403", "404", "422", "429"}
@@ -189,7 +226,9 @@ async def test_writes_document_their_status_codes_and_every_operation_its_error_
                     assert {"error", "message"} <= set(envelope["required"]), (method, path, status)
     assert responses["ValidationFailed"]["content"]["application/json"]["schema"]["properties"]["details"]
     assert responses["NotFound"]["content"]["application/json"]["schema"]["properties"]["error"]["enum"] == [
-        "not_found", "unknown_object"]
+        "not_found",
+        "unknown_object",
+    ]
 
 
 async def test_records_show_decimals_as_strings_and_relations_as_an_object_or_a_list(site):
@@ -207,8 +246,11 @@ async def test_records_show_decimals_as_strings_and_relations_as_an_object_or_a_
 async def test_the_answers_of_the_api_match_the_documented_record_and_list_schemas(site):
     document = await document_of(site, "*")
     token = await site.token("*")
-    listed = (await site.client.get("/api/pb/v1/objects/articles?with=author,comments&sort=-price",
-                                    headers=site.auth(token))).json()
+    listed = (
+        await site.client.get(
+            "/api/pb/v1/objects/articles?with=author,comments&sort=-price", headers=site.auth(token)
+        )
+    ).json()
     schemas = {"components": document["components"]}
     list_schema = {**schemas, "$ref": "#/components/schemas/articles.List"}
     jsonschema.Draft202012Validator(list_schema).validate(listed)
@@ -223,12 +265,19 @@ async def test_a_json_field_is_any_value_and_offers_no_filter_or_sort(sqlite_dat
 
     from pb_headless import ApiRegistry
 
-    notes = sa.Table("openapi_notes", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),
-                     sa.Column("data", sa.JSON, nullable=True), sa.Column("label", sa.String(20)))
+    notes = sa.Table(
+        "openapi_notes",
+        sa.MetaData(),
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("data", sa.JSON, nullable=True),
+        sa.Column("label", sa.String(20)),
+    )
     await sqlite_database.execute(str(CreateTable(notes).compile(dialect=sa.dialects.sqlite.dialect())))
     registry = ApiRegistry()
-    registry.register("notes", {"model": notes, "fields": ["data", "label"], "filterable": ["data", "label"],
-                                "sortable": ["data"]})
+    registry.register(
+        "notes",
+        {"model": notes, "fields": ["data", "label"], "filterable": ["data", "label"], "sortable": ["data"]},
+    )
     host = await host_factory(sqlite_database, registry)
     document = await document_of(host, "*")
     validate(document)
@@ -237,3 +286,51 @@ async def test_a_json_field_is_any_value_and_offers_no_filter_or_sort(sqlite_dat
     assert "filter[label][like]" in filter_keys(document, "/objects/notes")
     assert "sort" not in parameters
     assert document["components"]["schemas"]["notes.Record"]["properties"]["data"] == {}
+
+
+async def test_write_schemas_say_what_the_validator_refuses_and_name_the_foreign_keys(site):
+    document = await document_of(site, "*")
+    create = document["components"]["schemas"]["articles.Create"]["properties"]
+    assert create["price"]["multipleOf"] == 0.01  # NUMERIC(10, 2): no third decimal place
+    assert (create["price"]["minimum"], create["price"]["maximum"]) == (-99999999.99, 99999999.99)
+    assert create["title"]["pattern"] == "^[^\\u0000]*$" and create["title"]["maxLength"] == 200
+    for method, path in (("post", "/objects/articles"), ("patch", "/objects/articles/{id}")):
+        description = document["paths"][path][method]["description"]
+        assert "`author_id` must name an existing `demo_authors.id`" in description, method
+        assert "422" in document["paths"][path][method]["responses"]
+
+
+async def test_a_decimal_with_a_lower_bound_of_zero_takes_no_sign_as_a_string(sqlite_database, host_factory):
+    import sqlalchemy as sa
+    from sqlalchemy.schema import CreateTable
+
+    from pb_headless import ApiRegistry
+
+    prices = sa.Table(
+        "openapi_prices",
+        sa.MetaData(),
+        sa.Column("id", sa.Integer, primary_key=True),
+        sa.Column("amount", sa.Numeric(6, 2), nullable=True),
+    )
+    await sqlite_database.execute(str(CreateTable(prices).compile(dialect=sa.dialects.sqlite.dialect())))
+    registry = ApiRegistry()
+    registry.register(
+        "prices",
+        {
+            "model": prices,
+            "fields": ["amount"],
+            "operations": ["list", "create"],
+            "writable": ["amount"],
+            "rules": {"amount": "nullable|numeric|min:0"},
+        },
+    )
+    host = await host_factory(sqlite_database, registry)
+    amount = (await document_of(host, "*"))["components"]["schemas"]["prices.Create"]["properties"]["amount"]
+    assert amount["minimum"] == 0 and amount["multipleOf"] == 0.01
+    assert re.fullmatch(amount["pattern"].strip("^$"), "12.50")
+    assert not re.fullmatch(amount["pattern"].strip("^$"), "-12.50")
+    token = await host.token("*")
+    refused = await host.client.post(
+        "/api/pb/v1/objects/prices", json={"amount": "-12.50"}, headers=host.auth(token)
+    )
+    assert refused.status_code == 422
