@@ -51,8 +51,9 @@ _KINDS = ("integer", "number", "decimal", "boolean", "date", "datetime")
 def _filter_operators(spec: ObjectSpec) -> dict[str, tuple[str, ...]]:
     """Each filterable field of `spec` with the operators the planner applies to it, in documentation order.
 
-    The planner ignores every filter on a JSON field and `like` on anything but text. The lead points
-    this at `pb_headless.query.planner.filter_operators` once that exists, so the two cannot drift.
+    The planner ignores every filter on a JSON field and `like` on anything but text. This is the one
+    place the document restates that rule; when the planner answers the question itself
+    (`filter_operators(spec)`), this asks it instead, and the two cannot drift.
     """
     operators: dict[str, tuple[str, ...]] = {}
     for name, field in spec.fields.items():

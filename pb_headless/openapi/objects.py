@@ -61,12 +61,12 @@ def _part(spec: ObjectSpec, operation: str, path: str, method: str, body: Schema
     body["description"] = f"{body.get('description', '')}Requires the scope `{scope}`.".strip()
     record = {schema_name(spec, "Record"): record_schema(spec)}
     components: dict[str, dict[str, Schema]] = {"schemas": {**record, **schemas}}
-    for section, kind in (("parameters", "parameters"), ("responses", "responses")):
-        # Parameters and answers that several operations of the object share are components, named
-        # `<object>.<parameter>`, so the document states them once.
-        used = {entry["$ref"].rsplit("/", 1)[1] for entry in _refs(body, kind)}
-        shared = _shared(spec)[section]
-        components[section] = {name: shared[name] for name in used if name in shared}
+    # Parameters and answers that several operations of the object share are components, named
+    # `<object>.<what>`, so the document states them once; each part carries those it refers to.
+    shared = _shared(spec)
+    for section in ("parameters", "responses"):
+        used = dict.fromkeys(entry["$ref"].rsplit("/", 1)[1] for entry in _refs(body, section))  # in order
+        components[section] = {name: shared[section][name] for name in used if name in shared[section]}
     return OperationPart(path, method, scope, body, components)
 
 
