@@ -155,6 +155,8 @@ def _delete(spec: ObjectSpec) -> OperationPart:
     responses = {"204": {"description": "Deleted; no body."},
                  **error_responses(*_RECORD_ERRORS, "ValidationFailed", *_LAST_ERRORS)}
     operation = {"summary": f"Delete a record of {spec.name}",
+                 "description": "A record that rows of another table still refer to (a foreign key the "
+                                "schema cannot express) is kept: 422 naming `id`. ",
                  "parameters": _by_reference(spec, [_id_parameter(spec)]),
                  "responses": responses}
     return _part(spec, "delete", _record(spec), "delete", operation, {})
