@@ -10,7 +10,8 @@ is the same test with more seeds and examples (docs/openapi.md, "Checking the do
 
     PB_FUZZ_SEEDS=1,2,3,4,5 PB_FUZZ_EXAMPLES=200 .venv/bin/python -m pytest tests/openapi/test_fuzzing.py
 
-A failure is a bug to fix, never to exclude; each seed reproduces its run.
+A failure is a bug to fix, never to exclude; each seed reproduces its run. The one finding the
+document cannot remove is a foreign key the database refuses (see `unexplained_failures`).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -29,12 +31,15 @@ import pytest
 from pb_headless import TokenStore
 from tests.openapi.serving import free_port, log_tail, serving, uvicorn_command
 from tests.support.databases import open_database
-from tests.support.demo import create_demo
+from tests.support.demo import create_demo, metadata
 
 pytestmark = pytest.mark.slow
 
 SEEDS = [int(seed) for seed in os.environ.get("PB_FUZZ_SEEDS", "1").split(",")]
 MAX_EXAMPLES = int(os.environ.get("PB_FUZZ_EXAMPLES", "25"))
+FOREIGN_KEYS = {column.name for table in metadata.sorted_tables for column in table.c if column.foreign_keys}
+FOREIGN_KEY_CONFLICT = ["The value conflicts with the database's constraints."]
+STILL_REFERENCED = ["The record is still referenced by other records."]
 CONFIG = """
 [auth.openapi.bearerAuth]
 bearer = "${PB_FUZZ_TOKEN}"
@@ -63,10 +68,42 @@ async def test_schemathesis_finds_nothing_on_any_endpoint_with_a_star_token(kind
         report, document, server_log, returncode = await _run(
             command, str(database.url), token, seed, tmp_path
         )
-    assert returncode == 0, f"{report[-25000:]}\n--- server log ---\n{log_tail(server_log)}"
+    unexplained = unexplained_failures(report) if returncode else []
+    assert not unexplained, f"{report[-25000:]}\n--- server log ---\n{log_tail(server_log)}"
     operations = sum(len(methods) for methods in document["paths"].values())
     assert operations == 13  # 4 service endpoints, 5 + 2 object operations, 2 custom routes
     assert f"Tested: {operations}" in report, report[-5000:]
+
+
+def unexplained_failures(report: str) -> list[str]:
+    """The failures of a schemathesis report that are not the one kind a schema cannot rule out.
+
+    A foreign key is checked by the database only: a create naming an author that does not exist, or
+    a delete of an article that comments still refer to, is a 422 that schemathesis reports as a
+    schema-valid request rejected (ST202). The document names these 422s (docs/openapi.md); every
+    other finding, and an ST202 for any other reason, is unexplained.
+    """
+    if " FAILURES " not in report:
+        return ["schemathesis failed without a FAILURES section"]
+    section = report.split(" FAILURES ", 1)[1].split(" SUMMARY ", 1)[0]
+    checks = re.findall(r"^\s*- (ST\d+ .+)$", section, re.MULTILINE)
+    answers = re.findall(r"^\s*\[(\d{3})\] [^\n]*\n\s*\n\s*`(.*)`\s*$", section, re.MULTILINE)
+    if not checks or len(answers) != len(checks):
+        return checks or ["no failure could be read"]
+    return [
+        check
+        for check, (status, body) in zip(checks, answers, strict=True)
+        if not (check.startswith("ST202 ") and status == "422" and _is_foreign_key_refusal(body))
+    ]
+
+
+def _is_foreign_key_refusal(body: str) -> bool:
+    try:
+        details = json.loads(body)["details"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    refusals = {**{field: FOREIGN_KEY_CONFLICT for field in FOREIGN_KEYS}, "id": STILL_REFERENCED}
+    return bool(details) and all(refusals.get(field) == messages for field, messages in details.items())
 
 
 async def _run(
