@@ -29,7 +29,7 @@ SECURITY_SCHEMES = {
               "description": "The same token in `X-API-Key`, for clients behind a proxy that strips "
                              "`Authorization`. Sending both with different values is a 400."},
 }
-RATE_HEADERS = {
+RATE_HEADERS = {  # on every answer, 4xx and 5xx included
     "X-RateLimit-Limit": "Requests allowed per window (a sliding minute).",
     "X-RateLimit-Remaining": "Requests left in the current window.",
     "X-RateLimit-Reset": "Unix time (seconds) when the window frees up.",
@@ -95,7 +95,10 @@ def _error_response(name: str) -> Schema:
         "properties": {"error": {"type": "string", "enum": [cls.code for cls in classes]},
                        "message": {"type": "string"}, **extra},
     }
-    return {"description": description, "headers": {**rate_headers(), **_EXTRA_HEADERS.get(name, {})},
+    # Every answer carries the rate-limit headers. Only 429 lists them (the API's description says the
+    # rest): listed on every answer they were a tenth of the document, repeated (docs/openapi.md).
+    headers = {**(rate_headers() if name == "RateLimited" else {}), **_EXTRA_HEADERS.get(name, {})}
+    return {"description": description, **({"headers": headers} if headers else {}),
             "content": json_content(schema)}
 
 

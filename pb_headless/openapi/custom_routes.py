@@ -8,7 +8,7 @@ from collections.abc import Iterable
 from starlette.convertors import Convertor, FloatConvertor, IntegerConvertor, PathConvertor, UUIDConvertor
 from starlette.routing import compile_path
 
-from pb_headless.openapi.components import error_responses, json_content, rate_headers, security
+from pb_headless.openapi.components import error_responses, json_content, security
 from pb_headless.openapi.parts import OperationPart, Schema, Tag
 from pb_headless.custom_routes import RouteDef
 
@@ -36,7 +36,7 @@ def _part(definition: RouteDef, taken: set[str]) -> OperationPart:
         "tags": [TAG.name], "operationId": operation_id, "summary": definition.summary,
         "description": f"A custom route (`{definition.guard.spec}`). {requirement}",
         "security": security(scope),
-        "responses": {"200": {"description": "The route's answer.", "headers": rate_headers(),
+        "responses": {"200": {"description": "The route's answer.",
                               "content": json_content({})},
                       **error_responses(*errors)},
     }

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 from pb_headless.custom_routes import RouteDef
 from pb_headless.openapi import custom_routes, service
 from pb_headless.openapi.components import security, shared_components
+from pb_headless.openapi.filters import GUIDE
 from pb_headless.openapi.objects import object_operations, object_tag
 from pb_headless.openapi.parts import OperationPart, Parts, Schema, plain_part
 from pb_headless.state.snapshot import Snapshot, SnapshotCache
@@ -33,7 +34,8 @@ _DESCRIPTION = (
     "A token-protected JSON API. Send the token as `Authorization: Bearer <token>` or `X-API-Key: <token>`. "
     "Lists take `filter[field]=v`, `filter[field][op]=v`, `search`, `sort`, `fields`, `with`, `limit`, "
     "`offset` and `page`; unknown or unlisted parameters are ignored and named in `meta.ignored`. Errors "
-    'answer `{"error": <code>, "message": <text>}`.'
+    "answer `{\"error\": <code>, \"message\": <text>}`. Every answer carries `X-RateLimit-Limit`, "
+    "`X-RateLimit-Remaining` and `X-RateLimit-Reset` (`components.headers`).\n\n" + GUIDE
 )
 _SHARED = shared_components()  # never changed: each document copies the sections it extends
 
@@ -89,7 +91,8 @@ def assemble(
     paths: dict[str, dict[str, Schema]] = {}
     for part in chosen:
         paths.setdefault(part.path, {})[part.method] = part.operation
-        components["schemas"].update(part.schemas)
+        for section, entries in part.components.items():
+            components.setdefault(section, {}).update(entries)
     used_tags = {tag for part in chosen for tag in part.operation.get("tags", ())}
     return {
         "openapi": OPENAPI_VERSION,

@@ -5,7 +5,8 @@ Write bodies come from the object's `Validator`, the same one that checks them (
 
 from __future__ import annotations
 
-from pb_headless.openapi.components import error_responses, json_content, rate_headers, ref, security
+from pb_headless.openapi.components import error_responses, json_content, ref, security
+from pb_headless.openapi.filters import filter_schemas
 from pb_headless.openapi.parameters import Parameter, list_parameters, show_parameters
 from pb_headless.openapi.parts import OperationPart, Schema, Tag
 from pb_headless.openapi.values import record_value_schema
@@ -61,11 +62,39 @@ def _part(spec: ObjectSpec, operation: str, path: str, method: str, body: Schema
             "security": security(scope)}
     body["description"] = f"{body.get('description', '')}Requires the scope `{scope}`.".strip()
     record = {schema_name(spec, "Record"): record_schema(spec)}
-    return OperationPart(path, method, scope, body, {**record, **schemas})
+    components: dict[str, dict[str, Schema]] = {"schemas": {**record, **schemas}}
+    # Parameters and answers that several operations of the object share are components, named
+    # `<object>.<what>`, so the document states them once; each part carries those it refers to.
+    shared = _shared(spec)
+    for section in ("parameters", "responses"):
+        used = dict.fromkeys(entry["$ref"].rsplit("/", 1)[1] for entry in _refs(body, section))  # in order
+        components[section] = {name: shared[section][name] for name in used if name in shared[section]}
+    return OperationPart(path, method, scope, body, components)
+
+
+def _refs(body: Schema, section: str) -> list[Schema]:
+    """The `$ref` entries of `body` that point into `components/<section>`."""
+    entries = body.get("parameters", []) if section == "parameters" else [*body["responses"].values()]
+    return [entry for entry in entries if entry.get("$ref", "").startswith(f"#/components/{section}/")]
+
+
+def _shared(spec: ObjectSpec) -> dict[str, dict[str, Schema]]:
+    parameters = {f"{spec.name}.{parameter['name']}": parameter
+                  for parameter in (_id_parameter(spec), *show_parameters(spec))}
+    record = {"description": "The record.",
+              "content": json_content(ref("schemas", schema_name(spec, "Single")))}
+    return {"parameters": parameters, "responses": {schema_name(spec, "Record"): record}}
+
+
+def _by_reference(spec: ObjectSpec, parameters: list[Schema]) -> list[Schema]:
+    """`parameters` with those the object's operations share (`id`, `fields`, `with`) as references."""
+    shared = _shared(spec)["parameters"]
+    return [ref("parameters", f"{spec.name}.{parameter['name']}")
+            if f"{spec.name}.{parameter['name']}" in shared else parameter for parameter in parameters]
 
 
 def _data_response(spec: ObjectSpec, description: str, headers: Schema | None = None) -> Schema:
-    return {"description": description, "headers": {**rate_headers(), **(headers or {})},
+    return {"description": description, **({"headers": headers} if headers else {}),
             "content": json_content(ref("schemas", schema_name(spec, "Single")))}
 
 
@@ -79,21 +108,22 @@ def _list(spec: ObjectSpec) -> OperationPart:
     envelope = {"type": "object", "required": ["data", "meta", "links"], "properties": {
         "data": {"type": "array", "items": ref("schemas", schema_name(spec, "Record"))},
         "meta": ref("schemas", "ListMeta"), "links": ref("schemas", "ListLinks")}}
-    responses = {"200": {"description": "A page of records.", "headers": rate_headers(),
+    responses = {"200": {"description": "A page of records.",
                          "content": json_content(ref("schemas", schema_name(spec, "List")))},
                  **error_responses(*_COLLECTION_ERRORS, "ValidationFailed", *_LAST_ERRORS)}
     operation = {"summary": f"List {spec.name}",
-                 "description": "Filters AND together; a filter value that does not convert to the field's "
-                                "type is a 422 naming the parameter. ",
-                 "parameters": list_parameters(spec), "responses": responses}
-    return _part(spec, "list", _collection(spec), "get", operation, {schema_name(spec, "List"): envelope})
+                 "description": "Filter operators, bounds and errors are in the API's description. ",
+                 "parameters": _by_reference(spec, list_parameters(spec)), "responses": responses}
+    return _part(spec, "list", _collection(spec), "get", operation,
+                 {schema_name(spec, "List"): envelope, **filter_schemas(spec)})
 
 
 def _show(spec: ObjectSpec) -> OperationPart:
-    responses = {"200": _data_response(spec, "The record."),
+    responses = {"200": ref("responses", schema_name(spec, "Record")),
                  **error_responses(*_RECORD_ERRORS, *_LAST_ERRORS)}
     operation = {"summary": f"Show one record of {spec.name}",
-                 "parameters": [_id_parameter(spec), *show_parameters(spec)], "responses": responses}
+                 "parameters": _by_reference(spec, [_id_parameter(spec), *show_parameters(spec)]),
+                 "responses": responses}
     return _part(spec, "show", _record(spec), "get", operation, _single_schema(spec))
 
 
@@ -105,30 +135,47 @@ def _create(spec: ObjectSpec) -> OperationPart:
                  **error_responses(*_COLLECTION_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}
     operation = {"summary": f"Create a record of {spec.name}",
                  "description": "Only writable fields are accepted; any other field is a 422 "
-                                "(`is not writable`) and nothing is written. ",
+                                f"(`is not writable`) and nothing is written. {_constraints(spec)}",
                  "requestBody": _body(spec, "Create"), "responses": responses}
     return _part(spec, "create", _collection(spec), "post", operation,
                  {**_single_schema(spec), schema_name(spec, "Create"): _body_schema(spec, partial=False)})
 
 
 def _update(spec: ObjectSpec) -> OperationPart:
-    responses = {"200": _data_response(spec, "The record, updated."),
+    responses = {"200": ref("responses", schema_name(spec, "Record")),
                  **error_responses(*_RECORD_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}
     operation = {"summary": f"Update a record of {spec.name}",
-                 "description": "Only the fields sent are checked and changed; `{}` changes nothing. ",
-                 "parameters": [_id_parameter(spec)], "requestBody": _body(spec, "Update"),
-                 "responses": responses}
+                 "description": "Only the fields sent are checked and changed; `{}` changes nothing. "
+                                f"{_constraints(spec)}",
+                 "parameters": _by_reference(spec, [_id_parameter(spec)]),
+                 "requestBody": _body(spec, "Update"), "responses": responses}
     return _part(spec, "update", _record(spec), "patch", operation,
                  {**_single_schema(spec), schema_name(spec, "Update"): _body_schema(spec, partial=True)})
 
 
 def _delete(spec: ObjectSpec) -> OperationPart:
     # 422: the database refuses the delete (another table's row still refers to this record).
-    responses = {"204": {"description": "Deleted; no body.", "headers": rate_headers()},
+    responses = {"204": {"description": "Deleted; no body."},
                  **error_responses(*_RECORD_ERRORS, "ValidationFailed", *_LAST_ERRORS)}
-    operation = {"summary": f"Delete a record of {spec.name}", "parameters": [_id_parameter(spec)],
+    operation = {"summary": f"Delete a record of {spec.name}",
+                 "description": "A record that rows of another table still refer to (a foreign key the "
+                                "schema cannot express) is kept: 422 naming `id`. ",
+                 "parameters": _by_reference(spec, [_id_parameter(spec)]),
                  "responses": responses}
     return _part(spec, "delete", _record(spec), "delete", operation, {})
+
+
+def _constraints(spec: ObjectSpec) -> str:
+    """What the database checks and a schema cannot say: each writable foreign key must name a row."""
+    keys = []
+    for name in spec.writable:
+        field = spec.columns.get(name)
+        for key in field.column.foreign_keys if field is not None else ():
+            keys.append(f"`{name}` must name an existing `{key.column.table.name}.{key.column.name}`")
+    if not keys:
+        return ""
+    return (f"Checked by the database, not by this schema: {'; '.join(keys)}; otherwise 422 naming the field "
+            "(SQLite checks foreign keys only when the host turns them on). ")
 
 
 def _body(spec: ObjectSpec, what: str) -> Schema:

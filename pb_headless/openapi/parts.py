@@ -13,15 +13,16 @@ Schema = dict[str, Any]
 class OperationPart:
     """One documented operation; built once per registry version and shared by every document.
 
-    `scope` is what a token needs to call it (None: any live token). `schemas` are the component
-    schemas it refers to beyond the shared ones, so a document carries only what its operations use.
+    `scope` is what a token needs to call it (None: any live token). `components` are the component
+    schemas, parameters and responses it refers to beyond the shared ones, by section
+    (`{"schemas": {...}}`), so a document carries only what its operations use.
     """
 
     path: str
     method: str
     scope: str | None
     operation: Schema
-    schemas: Mapping[str, Schema] = field(default_factory=dict)
+    components: Mapping[str, Mapping[str, Schema]] = field(default_factory=dict)
 
     def is_callable_with(self, has_scope: Callable[[str], bool]) -> bool:
         return self.scope is None or has_scope(self.scope)
@@ -38,7 +39,8 @@ def plain(value: Any) -> Any:
 
 
 def plain_part(part: OperationPart) -> OperationPart:
-    return OperationPart(part.path, part.method, part.scope, plain(part.operation), plain(dict(part.schemas)))
+    components = {section: plain(dict(entries)) for section, entries in part.components.items()}
+    return OperationPart(part.path, part.method, part.scope, plain(part.operation), components)
 
 
 @dataclass(frozen=True, slots=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pb_headless.openapi.components import error_responses, json_content, rate_headers, security
+from pb_headless.openapi.components import error_responses, json_content, security
 from pb_headless.openapi.objects import OPERATION_ORDER
 from pb_headless.openapi.parts import OperationPart, Schema, Tag
 
@@ -16,7 +16,7 @@ def service_operations() -> list[OperationPart]:
 
 
 def _ok(description: str, schema: Schema) -> Schema:
-    return {"description": description, "headers": rate_headers(), "content": json_content(schema)}
+    return {"description": description, "content": json_content(schema)}
 
 
 def _operation(path: str, operation_id: str, summary: str, response: Schema) -> OperationPart:
@@ -37,7 +37,7 @@ def _health() -> OperationPart:
     body = {"tags": [TAG.name], "operationId": "health", "summary": "Whether the API is alive",
             "description": "Needs no token.", "security": [],
             "responses": {"200": _ok("The API and its database answer.", health),
-                          "503": {"description": "The database does not answer.", "headers": rate_headers(),
+                          "503": {"description": "The database does not answer.",
                                   "content": json_content(down)},
                           **error_responses("RateLimited")}}
     return OperationPart("/health", "get", None, body)

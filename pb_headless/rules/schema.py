@@ -15,6 +15,7 @@ from pb_headless.rules.plan import FieldPlan
 
 # The same characters as checks.BLANK: a required string must hold one character outside them.
 NOT_BLANK = "[^ \\t\\n\\r\\u0000\\u000b]"
+NO_NUL = "^[^\\u0000]*$"
 _FORMATS = {"email": "email", "url": "uri", "uuid": "uuid", "date": "date"}
 _KIND_FORMATS = {FieldKind.DATE: "date", FieldKind.DATETIME: "date-time", FieldKind.UUID: "uuid"}
 _DATETIME_NOTE = "ISO 8601. Without an offset the time is UTC; a date alone means midnight UTC."
@@ -47,6 +48,8 @@ def field_schema(plan: FieldPlan) -> dict:
     _kind_keywords(schema, plan.column)
     for rule in plan.rules:
         _rule_keywords(schema, plan, rule)
+    if plan.column.kind is FieldKind.DECIMAL:
+        _unsigned_when_not_negative(schema)
     if plan.allowed is not None:
         schema["enum"] = _json_values(plan.allowed) + ([None] if plan.accepts_null else [])
     if plan.forbidden:
@@ -68,6 +71,8 @@ def _kind_keywords(schema: dict, column: ColumnDescription) -> None:
         schema["description"] = _DATETIME_NOTE
     if column.kind is FieldKind.TIME:
         schema["pattern"] = f"^{TIME_TEXT.pattern}$"
+    if column.kind is FieldKind.STRING:
+        _put(schema, "pattern", NO_NUL)  # the validator refuses NUL, which PostgreSQL cannot store
     if column.max_length is not None:
         _bound(schema, "maxLength", column.max_length, upper=True)
     if column.int_range is not None:
@@ -93,6 +98,16 @@ def _decimal_keywords(schema: dict, column: ColumnDescription) -> None:
     _put(schema, "pattern", f"^-?{whole}{fraction}$")
     _bound(schema, "minimum", _json_number(largest.copy_negate()), upper=False)
     _bound(schema, "maximum", _json_number(largest), upper=True)
+    # A number with more places than the scale is refused (`decimal_places`); `multipleOf` says so for the
+    # number form, as the pattern does for the string form.
+    schema["multipleOf"] = _json_number(Decimal(1).scaleb(-scale))
+
+
+def _unsigned_when_not_negative(schema: dict) -> None:
+    """`minimum` binds numbers only; with a lower bound of 0 or more, the string form loses its sign too
+    (`min:0` refuses "-5" as it refuses -5). Other bounds of the string form are not expressible."""
+    if schema.get("minimum", -1) >= 0 and str(schema.get("pattern", "")).startswith("^-?"):
+        schema["pattern"] = "^" + schema["pattern"][3:]
 
 
 def _rule_keywords(schema: dict, plan: FieldPlan, rule: Rule) -> None:

@@ -4,7 +4,14 @@ The document is the one a `*` token gets from `/openapi.json`; schemathesis auth
 document's own security schemes (bearer and X-API-Key), generates valid and invalid requests for
 every operation, and checks every answer against the document (status, headers, bodies, 4xx for
 invalid data, 2xx for valid data, 405 for undocumented methods, resources gone after DELETE...).
-The seed is fixed so that a failure is reproducible; a failure is a bug to fix, never to exclude.
+
+The suite runs one seed at a bounded number of examples on SQLite and PostgreSQL. The thorough run
+is the same test with more seeds and examples (docs/openapi.md, "Checking the document"):
+
+    PB_FUZZ_SEEDS=1,2,3,4,5 PB_FUZZ_EXAMPLES=200 .venv/bin/python -m pytest tests/openapi/test_fuzzing.py
+
+A failure is a bug to fix, never to exclude; each seed reproduces its run. The one finding the
+document cannot remove is a foreign key the database refuses (see `unexplained_failures`).
 """
 
 from __future__ import annotations
@@ -12,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -22,12 +30,16 @@ import pytest
 
 from pb_headless import TokenStore
 from tests.openapi.serving import free_port, log_tail, serving, uvicorn_command
-from tests.support.demo import create_demo
+from tests.support.databases import open_database
+from tests.support.demo import create_demo, metadata
 
 pytestmark = pytest.mark.slow
 
-SEED = 1
-MAX_EXAMPLES = 25
+SEEDS = [int(seed) for seed in os.environ.get("PB_FUZZ_SEEDS", "1").split(",")]
+MAX_EXAMPLES = int(os.environ.get("PB_FUZZ_EXAMPLES", "25"))
+FOREIGN_KEYS = {column.name for table in metadata.sorted_tables for column in table.c if column.foreign_keys}
+FOREIGN_KEY_CONFLICT = ["The value conflicts with the database's constraints."]
+STILL_REFERENCED = ["The record is still referenced by other records."]
 CONFIG = """
 [auth.openapi.bearerAuth]
 bearer = "${PB_FUZZ_TOKEN}"
@@ -46,30 +58,93 @@ def schemathesis_command() -> list[str]:
     return [found]
 
 
-async def test_schemathesis_finds_nothing_on_any_endpoint_with_a_star_token(sqlite_database, tmp_path):
+@pytest.mark.parametrize("seed", SEEDS)
+@pytest.mark.parametrize("kind", ["sqlite", "postgresql"])
+async def test_schemathesis_finds_nothing_on_any_endpoint_with_a_star_token(kind, seed, tmp_path):
     command = schemathesis_command()
-    await create_demo(sqlite_database)
-    _, token = await TokenStore(sqlite_database).create("fuzzer", "*")
-    port = free_port()
-    base = f"http://127.0.0.1:{port}"
-    server_log = tmp_path / "server.log"
-    environment = {"PB_OPENAPI_DATABASE": str(sqlite_database.url)}
-    server = uvicorn_command("tests.openapi.demo_app:app", port)
-    with serving(server, f"{base}/ready", server_log, environment):
-        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as client:
-            answer = await client.get(f"{base}/api/pb/v1/openapi.json")
-        document = answer.json()
-        (tmp_path / "openapi.json").write_text(json.dumps(document))
-        (tmp_path / "schemathesis.toml").write_text(CONFIG)
-        arguments = [*command, "--config-file", str(tmp_path / "schemathesis.toml"), "run",
-                     str(tmp_path / "openapi.json"), "--url", document["servers"][0]["url"],
-                     "--seed", str(SEED), "--max-examples", str(MAX_EXAMPLES),
-                     "--generation-database", "none", "--request-timeout", "20", "--no-color"]
-        run = await asyncio.to_thread(
-            subprocess.run, arguments, cwd=tmp_path, capture_output=True, text=True, timeout=1500,
-            env={**os.environ, "PB_FUZZ_TOKEN": token, "NO_COLOR": "1"})
-    report = run.stdout + run.stderr
-    assert run.returncode == 0, f"{report[-25000:]}\n--- server log ---\n{log_tail(server_log)}"
+    async with open_database(kind, tmp_path) as database:
+        await create_demo(database)
+        _, token = await TokenStore(database).create("fuzzer", "*")
+        report, document, server_log, returncode = await _run(
+            command, str(database.url), token, seed, tmp_path
+        )
+    unexplained = unexplained_failures(report) if returncode else []
+    assert not unexplained, f"{report[-25000:]}\n--- server log ---\n{log_tail(server_log)}"
     operations = sum(len(methods) for methods in document["paths"].values())
     assert operations == 13  # 4 service endpoints, 5 + 2 object operations, 2 custom routes
     assert f"Tested: {operations}" in report, report[-5000:]
+
+
+def unexplained_failures(report: str) -> list[str]:
+    """The failures of a schemathesis report that are not the one kind a schema cannot rule out.
+
+    A foreign key is checked by the database only: a create naming an author that does not exist, or
+    a delete of an article that comments still refer to, is a 422 that schemathesis reports as a
+    schema-valid request rejected (ST202). The document names these 422s (docs/openapi.md); every
+    other finding, and an ST202 for any other reason, is unexplained.
+    """
+    if " FAILURES " not in report:
+        return ["schemathesis failed without a FAILURES section"]
+    section = report.split(" FAILURES ", 1)[1].split(" SUMMARY ", 1)[0]
+    checks = re.findall(r"^\s*- (ST\d+ .+)$", section, re.MULTILINE)
+    answers = re.findall(r"^\s*\[(\d{3})\] [^\n]*\n\s*\n\s*`(.*)`\s*$", section, re.MULTILINE)
+    if not checks or len(answers) != len(checks):
+        return checks or ["no failure could be read"]
+    return [
+        check
+        for check, (status, body) in zip(checks, answers, strict=True)
+        if not (check.startswith("ST202 ") and status == "422" and _is_foreign_key_refusal(body))
+    ]
+
+
+def _is_foreign_key_refusal(body: str) -> bool:
+    try:
+        details = json.loads(body)["details"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    refusals = {**{field: FOREIGN_KEY_CONFLICT for field in FOREIGN_KEYS}, "id": STILL_REFERENCED}
+    return bool(details) and all(refusals.get(field) == messages for field, messages in details.items())
+
+
+async def _run(
+    command: list[str], database_url: str, token: str, seed: int, folder: Path
+) -> tuple[str, dict, Path, int]:
+    port = free_port()
+    base = f"http://127.0.0.1:{port}"
+    server_log = folder / "server.log"
+    environment = {"PB_OPENAPI_DATABASE": database_url}
+    with serving(
+        uvicorn_command("tests.openapi.demo_app:app", port), f"{base}/ready", server_log, environment
+    ):
+        async with httpx.AsyncClient(headers={"Authorization": f"Bearer {token}"}) as client:
+            document = (await client.get(f"{base}/api/pb/v1/openapi.json")).json()
+        (folder / "openapi.json").write_text(json.dumps(document))
+        (folder / "schemathesis.toml").write_text(CONFIG)
+        arguments = [
+            *command,
+            "--config-file",
+            str(folder / "schemathesis.toml"),
+            "run",
+            str(folder / "openapi.json"),
+            "--url",
+            document["servers"][0]["url"],
+            "--seed",
+            str(seed),
+            "--max-examples",
+            str(MAX_EXAMPLES),
+            "--generation-database",
+            "none",
+            "--request-timeout",
+            "20",
+            "--no-color",
+        ]
+        run = await asyncio.to_thread(
+            subprocess.run,
+            arguments,
+            cwd=folder,
+            capture_output=True,
+            text=True,
+            timeout=3000,
+            env={**os.environ, "PB_FUZZ_TOKEN": token, "NO_COLOR": "1"},
+        )
+    return run.stdout + run.stderr, document, server_log, run.returncode
