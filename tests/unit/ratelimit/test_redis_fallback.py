@@ -24,7 +24,12 @@ class Clock:
 
 
 class Pool:
-    connection_kwargs: ClassVar[dict[str, object]] = {"host": "redis.internal", "port": 6379, "db": 0, "password": "secret"}
+    connection_kwargs: ClassVar[dict[str, object]] = {
+        "host": "redis.internal",
+        "port": 6379,
+        "db": 0,
+        "password": "secret",
+    }
 
 
 class FakeRedis:
