@@ -1,11 +1,11 @@
 """Soak: 200,000 mixed requests on one instance of examples/site; its memory must level off.
 
-    .venv/bin/python bench/soak.py [--requests 200000] [--clients 16] [--time-limit 1800]
+    .venv/bin/python bench/soak.py [--requests 200000] [--clients 16] [--time-limit 3600]
     .venv/bin/python bench/soak.py --url http://127.0.0.1:8001 --pid 1234 --database postgresql://...
 
 Without `--url` it starts `scripts/cluster` in a folder of its own (PostgreSQL, Redis, nginx, two
 instances, all private and on 127.0.0.1), sends every request straight to instance 1, and stops the
-cluster at the end. The mix (see MIX) reads, lists with filters, search, relations and pages, writes
+cluster at the end. The mix (bench/soak_mix.py) reads, lists with filters, search, relations and pages, writes
 (create, update, delete of rows the soak made) and asks for a few errors on purpose: bad tokens
 (401), unknown records and objects (404), invalid bodies (422). Each kind has the one status it must
 get; any other answer is an unexpected error. Clients present themselves through X-Forwarded-For (the
@@ -33,51 +33,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-
-from pb_headless.tokens.format import generate
+from soak_mix import expected_status, schedule, send  # bench/ is on sys.path when run as a script
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 API = "/api/pb/v1"
 TOLERANCE = 0.10
 BASELINE_AT = 10_000
 PER_ADDRESS = 100
-
-# (kind, share out of 100). The expected status of each kind is in EXPECTED.
-MIX = [
-    ("list", 14),
-    ("list_filtered", 10),
-    ("list_search", 8),
-    ("list_with", 5),
-    ("list_page", 4),
-    ("show", 20),
-    ("show_fields", 5),
-    ("authors_with", 4),
-    ("me", 3),
-    ("create", 8),
-    ("update", 6),
-    ("delete", 4),
-    ("bad_token", 3),
-    ("unknown_record", 3),
-    ("unknown_object", 1),
-    ("invalid_body", 2),
-]
-EXPECTED = {
-    "create": 201,
-    "delete": 204,
-    "bad_token": 401,
-    "unknown_record": 404,
-    "unknown_object": 404,
-    "invalid_body": 422,
-}
-LISTS = {
-    "list": "/objects/articles?sort=-id",
-    "list_filtered": "/objects/articles?filter[category]=news&filter[price][gte]=10&sort=price",
-    "list_search": "/objects/articles?search=обзор кофе&fields=title,category",
-    "list_with": "/objects/articles?with=author&limit=20",
-    "list_page": "/objects/articles?page=2&limit=5&sort=title",
-    "authors_with": "/objects/authors?with=articles",
-    "me": "/me",
-}
 
 
 @dataclass
@@ -88,14 +50,6 @@ class Tally:
     samples: list[str] = field(default_factory=list)  # a few unexpected answers, to show
     latencies: list[float] = field(default_factory=list)
     rss: list[tuple[int, int, float]] = field(default_factory=list)  # (requests, RSS bytes, elapsed s)
-
-
-def schedule(total: int) -> list[str]:
-    """The kinds of `total` requests: MIX repeated, interleaved so every stretch has every kind."""
-    cycle = [kind for kind, share in MIX for _ in range(share)]
-    assert len(cycle) == 100, "MIX shares must add up to 100"
-    cycle = [cycle[(n * 37) % 100] for n in range(100)]  # 37 is prime to 100: a permutation
-    return [cycle[n % 100] for n in range(total)]
 
 
 class Soak:
@@ -126,54 +80,12 @@ class Soak:
                 if count % PER_ADDRESS == 0:
                     headers["X-Forwarded-For"] = next(self.addresses)
                 began = time.perf_counter()
-                response = await self.request(http, kind, headers, mine, number)
+                response = await send(http, kind, headers, mine, f"{number}-{self.tally.done}")
                 self.record(kind, response, time.perf_counter() - began)
-
-    async def request(
-        self, http: httpx.AsyncClient, kind: str, headers: dict[str, str], mine: deque[int], number: int
-    ) -> httpx.Response:
-        if kind in ("update", "delete") and not mine:
-            kind = "create"  # nothing of this client's to change yet
-        if kind in LISTS:
-            return await http.get(LISTS[kind], headers=headers)
-        if kind in ("show", "show_fields"):
-            row = mine[-1] if mine else 1
-            suffix = "?fields=title,price&with=author" if kind == "show_fields" else ""
-            return await http.get(f"/objects/articles/{row}{suffix}", headers=headers)
-        if kind == "create":
-            body = {
-                "title": f"soak {number}-{self.tally.done}",
-                "body": "soak body " * 20,
-                "category": "guides",
-                "price": "12.50",
-                "author_id": 1,
-            }
-            response = await http.post("/objects/articles", json=body, headers=headers)
-            if response.status_code == 201:
-                mine.append(response.json()["data"]["id"])
-            return response
-        if kind == "update":
-            return await http.patch(f"/objects/articles/{mine[-1]}", json={"price": "13.75"}, headers=headers)
-        if kind == "delete":
-            return await http.delete(f"/objects/articles/{mine.popleft()}", headers=headers)
-        if kind == "bad_token":
-            # Every other one well-formed (looked up, not found), the others noise (refused unread).
-            value = generate() if self.tally.done % 2 else "pb_" + "x" * 46
-            forged = {**headers, "Authorization": f"Bearer {value}"}
-            return await http.get("/objects/articles", headers=forged)
-        if kind == "unknown_record":
-            return await http.get("/objects/articles/999999999", headers=headers)
-        if kind == "unknown_object":
-            return await http.get("/objects/no-such-object", headers=headers)
-        if kind == "invalid_body":
-            return await http.post("/objects/articles", json={"title": "", "category": "x"}, headers=headers)
-        raise ValueError(kind)
 
     def record(self, kind: str, response: httpx.Response, seconds: float) -> None:
         tally = self.tally
-        expected = EXPECTED.get(kind, 200)
-        if kind in ("update", "delete") and response.request.method == "POST":
-            expected = 201  # it became a create
+        expected = expected_status(kind, response)
         tally.statuses[(kind, response.status_code)] += 1
         if response.status_code != expected:
             tally.unexpected[(kind, response.status_code)] += 1
@@ -328,7 +240,7 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--requests", type=int, default=200_000)
     parser.add_argument("--clients", type=int, default=16)
-    parser.add_argument("--time-limit", type=float, default=1800, help="seconds (default 1800)")
+    parser.add_argument("--time-limit", type=float, default=3600, help="seconds (default 3600)")
     parser.add_argument("--url", help="an instance already running (then --pid and --database too)")
     parser.add_argument("--pid", type=int, help="the process id of that instance, for its RSS")
     parser.add_argument("--database", help="its database URL, to make a token")
