@@ -107,8 +107,12 @@ class RedisRateLimiter:
             await self.client.aclose()
 
     async def _decide(self, key: str, *, count: bool) -> RateDecision:
-        if not self._shared and self.clock() < self._retry_at:
-            return self.fallback.decide(key, count=count)
+        if not self._shared:
+            if self.clock() < self._retry_at:
+                return self.fallback.decide(key, count=count)
+            # This request probes Redis; the requests arriving meanwhile keep counting in memory
+            # instead of all waiting on a Redis that may still be away (or frozen).
+            self._retry_at = self.clock() + self.retry_interval
         member = f"{self._member_prefix}{next(self._counter):x}"
         try:
             reply = await self._script(keys=[self.prefix + key],

@@ -1,5 +1,5 @@
-"""pb_headless/ratelimit/redis.py against real Redis: one exact sliding window for every process,
-and a per-process fallback while Redis is away."""
+"""pb_headless/ratelimit/redis.py against real Redis servers: one exact sliding window for every
+process, and a per-process fallback while Redis is away (the logic alone: tests/unit/ratelimit)."""
 
 import asyncio
 import logging
@@ -56,8 +56,9 @@ async def test_two_limiters_sharing_redis_together_allow_exactly_the_limit(redis
     first = limiter_for(redis_url, limit=50, prefix=prefix)
     second = limiter_for(redis_url, limit=50, prefix=prefix)
     try:
-        decisions = await asyncio.gather(*(limiter.hit("203.0.113.7") for _ in range(40)
-                                           for limiter in (first, second)))
+        decisions = await asyncio.gather(
+            *(limiter.hit("203.0.113.7") for _ in range(40) for limiter in (first, second))
+        )
     finally:
         await first.aclose()
         await second.aclose()
@@ -66,7 +67,8 @@ async def test_two_limiters_sharing_redis_together_allow_exactly_the_limit(redis
 
 
 async def test_a_burst_larger_than_the_connection_pool_waits_for_redis_rather_than_falling_back(
-        redis_url, caplog):
+    redis_url, caplog
+):
     limiter = limiter_for(redis_url, limit=300, max_connections=4)
     try:
         with caplog.at_level(logging.WARNING, logger=LOGGER):

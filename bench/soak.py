@@ -1,0 +1,259 @@
+"""Soak: 200,000 mixed requests on one instance of examples/site; its memory must level off.
+
+    .venv/bin/python bench/soak.py [--requests 200000] [--clients 16] [--time-limit 3600]
+    .venv/bin/python bench/soak.py --url http://127.0.0.1:8001 --pid 1234 --database postgresql://...
+
+Without `--url` it starts `scripts/cluster` in a folder of its own (PostgreSQL, Redis, nginx, two
+instances, all private and on 127.0.0.1), sends every request straight to instance 1, and stops the
+cluster at the end. The mix (bench/soak_mix.py) reads, lists with filters, search, relations and pages, writes
+(create, update, delete of rows the soak made) and asks for a few errors on purpose: bad tokens
+(401), unknown records and objects (404), invalid bodies (422). Each kind has the one status it must
+get; any other answer is an unexpected error. Clients present themselves through X-Forwarded-For (the
+instance trusts 127.0.0.1 as its proxy), a new address every 100 requests, so the rate limit never
+refuses them: the soak measures the instance, not the limiter.
+
+It passes (exit 0) when every request got its expected status and the instance's RSS at the end is
+within TOLERANCE of its RSS after the first 10,000 requests; it prints RSS every 10,000 requests, the
+rate, latencies and the count of each kind and status. It stops with exit 1 at --time-limit.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import itertools
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import httpx
+from soak_mix import expected_status, schedule, send  # bench/ is on sys.path when run as a script
+
+REPOSITORY = Path(__file__).resolve().parents[1]
+API = "/api/pb/v1"
+TOLERANCE = 0.10
+BASELINE_AT = 10_000
+PER_ADDRESS = 100
+
+
+@dataclass
+class Tally:
+    done: int = 0
+    statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
+    unexpected: Counter[tuple[str, int]] = field(default_factory=Counter)
+    samples: list[str] = field(default_factory=list)  # a few unexpected answers, to show
+    latencies: list[float] = field(default_factory=list)
+    rss: list[tuple[int, int, float]] = field(default_factory=list)  # (requests, RSS bytes, elapsed s)
+
+
+class Soak:
+    def __init__(self, base: str, token: str, pid: int, total: int, clients: int, deadline: float) -> None:
+        self.base, self.token, self.pid, self.deadline = base, token, pid, deadline
+        self.kinds = iter(schedule(total))
+        self.clients = clients
+        self.tally = Tally()
+        self.started = time.monotonic()
+        self.addresses = (
+            f"10.{a}.{b}.{c}" for a in itertools.count(1) for b in range(256) for c in range(1, 255)
+        )
+        self.timed_out = False
+
+    async def run(self) -> Tally:
+        await asyncio.gather(*(self.client(number) for number in range(self.clients)))
+        return self.tally
+
+    async def client(self, number: int) -> None:
+        mine: deque[int] = deque()  # ids this client created and has not deleted
+        limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
+        async with httpx.AsyncClient(base_url=self.base + API, timeout=30, limits=limits) as http:
+            headers = {"Authorization": f"Bearer {self.token}"}
+            for count, kind in enumerate(self.kinds):
+                if time.monotonic() > self.deadline:
+                    self.timed_out = True
+                    return
+                if count % PER_ADDRESS == 0:
+                    headers["X-Forwarded-For"] = next(self.addresses)
+                began = time.perf_counter()
+                response = await send(http, kind, headers, mine, f"{number}-{self.tally.done}")
+                self.record(kind, response, time.perf_counter() - began)
+
+    def record(self, kind: str, response: httpx.Response, seconds: float) -> None:
+        tally = self.tally
+        expected = expected_status(kind, response)
+        tally.statuses[(kind, response.status_code)] += 1
+        if response.status_code != expected:
+            tally.unexpected[(kind, response.status_code)] += 1
+            if len(tally.samples) < 5:
+                tally.samples.append(
+                    f"{kind}: {response.request.method} {response.request.url} → "
+                    f"{response.status_code} {response.text[:200]}"
+                )
+        tally.done += 1
+        if tally.done % 10 == 0:
+            tally.latencies.append(seconds)
+        if tally.done % 10_000 == 0:
+            rss = rss_of(self.pid)
+            elapsed = time.monotonic() - self.started
+            tally.rss.append((tally.done, rss, elapsed))
+            print(
+                f"{tally.done:>8} requests  RSS {rss / 2**20:7.1f} MB  {tally.done / elapsed:6.0f} req/s  "
+                f"unexpected {sum(tally.unexpected.values())}",
+                flush=True,
+            )
+
+
+def rss_of(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for process {pid}")
+
+
+def report(tally: Tally, total: int, elapsed: float, timed_out: bool) -> bool:
+    print()
+    print(
+        f"requests  {tally.done} of {total} in {elapsed:.0f} s ({tally.done / max(elapsed, 1e-9):.0f} req/s)"
+    )
+    if tally.latencies:
+        ordered = sorted(tally.latencies)
+        p = lambda q: ordered[min(int(q * len(ordered)), len(ordered) - 1)] * 1000  # noqa: E731
+        print(
+            f"latency   p50 {p(0.5):.1f} ms  p95 {p(0.95):.1f} ms  p99 {p(0.99):.1f} ms  "
+            f"max {ordered[-1] * 1000:.0f} ms  mean {statistics.fmean(ordered) * 1000:.1f} ms"
+        )
+    print(
+        "answers   "
+        + ", ".join(f"{kind} {status}: {count}" for (kind, status), count in sorted(tally.statuses.items()))
+    )
+    ok = not timed_out and tally.done == total
+    if timed_out:
+        print("FAIL: the time limit struck before every request was sent")
+    if tally.unexpected:
+        ok = False
+        print(
+            "FAIL: unexpected answers: "
+            + ", ".join(
+                f"{kind} → {status}: {count}" for (kind, status), count in sorted(tally.unexpected.items())
+            )
+        )
+        for sample in tally.samples:
+            print("  " + sample)
+    else:
+        print("errors    only those the mix asks for (401, 404, 422), each exactly as asked")
+    baseline = next((rss for done, rss, _ in tally.rss if done == BASELINE_AT), None)
+    if baseline is None or not tally.rss:
+        print("FAIL: no RSS after the first 10,000 requests")
+        return False
+    final = tally.rss[-1][1]
+    change = final / baseline - 1
+    within = abs(change) <= TOLERANCE
+    print(
+        f"RSS       {baseline / 2**20:.1f} MB after {BASELINE_AT} requests, {final / 2**20:.1f} MB after "
+        f"{tally.rss[-1][0]} ({change:+.1%}; allowed ±{TOLERANCE:.0%}): {'ok' if within else 'FAIL'}"
+    )
+    return ok and within
+
+
+# -- the cluster, when no --url is given --------------------------------------------------------------
+class OwnCluster:
+    """scripts/cluster in a temporary folder; instance 1 is the one soaked."""
+
+    def __init__(self) -> None:
+        self.folder = Path(tempfile.mkdtemp(prefix="pb-soak-"))
+        self.env = {**os.environ, "PB_CLUSTER_DIR": str(self.folder), "PB_CLUSTER_PORT": str(free_port())}
+
+    def __enter__(self) -> OwnCluster:
+        subprocess.run(
+            ["bash", str(REPOSITORY / "scripts" / "cluster"), "start"],
+            env=self.env,
+            check=True,
+            stdout=subprocess.DEVNULL,
+            timeout=180,
+        )
+        values = dict(line.split("=", 1) for line in (self.folder / "cluster.env").read_text().splitlines())
+        self.url = f"http://127.0.0.1:{values['INSTANCE_1_PORT']}"
+        self.database = values["PB_DATABASE_URL"].strip("'")
+        self.pid = int((self.folder / "instance-1.pid").read_text())
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        subprocess.run(
+            ["bash", str(REPOSITORY / "scripts" / "cluster"), "stop"],
+            env=self.env,
+            check=False,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=120,
+        )
+
+
+def free_port() -> int:
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def make_token(database: str) -> str:
+    console = REPOSITORY / ".venv" / "bin" / "pb-headless"
+    done = subprocess.run(
+        [
+            str(console),
+            "--database",
+            database,
+            "token",
+            "create",
+            "--name",
+            f"soak-{os.getpid()}-{int(time.time())}",
+            "--scopes",
+            "*",
+        ],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return done.stdout.strip().splitlines()[-1]
+
+
+def soak(url: str, pid: int, database: str, args: argparse.Namespace) -> bool:
+    token = make_token(database)
+    started = time.monotonic()
+    runner = Soak(url, token, pid, args.requests, args.clients, started + args.time_limit)
+    print(
+        f"soaking {url} (pid {pid}): {args.requests} requests from {args.clients} clients, "
+        f"time limit {args.time_limit:.0f} s",
+        flush=True,
+    )
+    tally = asyncio.run(runner.run())
+    return report(tally, args.requests, time.monotonic() - started, runner.timed_out)
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--requests", type=int, default=200_000)
+    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--time-limit", type=float, default=3600, help="seconds (default 3600)")
+    parser.add_argument("--url", help="an instance already running (then --pid and --database too)")
+    parser.add_argument("--pid", type=int, help="the process id of that instance, for its RSS")
+    parser.add_argument("--database", help="its database URL, to make a token")
+    args = parser.parse_args()
+    if args.requests < BASELINE_AT + 10_000:
+        parser.error(f"--requests must be at least {BASELINE_AT + 10_000}")
+    if args.url:
+        if not (args.pid and args.database):
+            parser.error("--url needs --pid and --database")
+        return 0 if soak(args.url, args.pid, args.database, args) else 1
+    with OwnCluster() as cluster:
+        return 0 if soak(cluster.url, cluster.pid, cluster.database, args) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
