@@ -1,38 +1,98 @@
 """pb_headless: a token-protected headless JSON API for any ASGI content site.
 
 The public names are listed in `__all__` and pinned by tests/test_public_api.py.
+
+They are imported on first use (PEP 562), not with the package: the console script `pb-headless`
+lives in this package, and `pb-headless --help` must not wait for SQLAlchemy, Starlette and the
+whole query stack to load. `from pb_headless import HeadlessAPI` works exactly as before.
 """
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
 
-from pb_headless.api import HeadlessAPI
-from pb_headless.auth import ApiAuth, Principal
-from pb_headless.cors import CORSMiddleware
-from pb_headless.errors import (
-    ApiError,
-    BadRequest,
-    Forbidden,
-    MethodNotAllowed,
-    NotFound,
-    PayloadTooLarge,
-    RateLimited,
-    ServiceUnavailable,
-    Unauthorized,
-    UnknownObject,
-    UnsupportedMediaType,
-    ValidationFailed,
-)
-from pb_headless.registry import (
-    DECLARATION_KEYS,
-    ApiRegistry,
-    DeclarationError,
-    Events,
-    OnServiceApiRegister,
-)
-from pb_headless.routes import RouteError, route
-from pb_headless.settings import SettingsStore
-from pb_headless.tables import install
-from pb_headless.tokens import TokenError, TokenInfo, TokenStore
+if TYPE_CHECKING:
+    from pb_headless.api import HeadlessAPI
+    from pb_headless.auth import ApiAuth, Principal
+    from pb_headless.cors import CORSMiddleware
+    from pb_headless.errors import (
+        ApiError,
+        BadRequest,
+        Forbidden,
+        MethodNotAllowed,
+        NotFound,
+        PayloadTooLarge,
+        RateLimited,
+        ServiceUnavailable,
+        Unauthorized,
+        UnknownObject,
+        UnsupportedMediaType,
+        ValidationFailed,
+    )
+    from pb_headless.registry import (
+        DECLARATION_KEYS,
+        ApiRegistry,
+        DeclarationError,
+        Events,
+        OnServiceApiRegister,
+    )
+    from pb_headless.routes import RouteError, route
+    from pb_headless.settings import SettingsStore
+    from pb_headless.tables import install
+    from pb_headless.tokens import TokenError, TokenInfo, TokenStore
+
+# Each public name and the module that defines it.
+_HOMES = {
+    "HeadlessAPI": "pb_headless.api",
+    "ApiAuth": "pb_headless.auth",
+    "Principal": "pb_headless.auth",
+    "CORSMiddleware": "pb_headless.cors",
+    **dict.fromkeys(
+        (
+            "ApiError",
+            "BadRequest",
+            "Forbidden",
+            "MethodNotAllowed",
+            "NotFound",
+            "PayloadTooLarge",
+            "RateLimited",
+            "ServiceUnavailable",
+            "Unauthorized",
+            "UnknownObject",
+            "UnsupportedMediaType",
+            "ValidationFailed",
+        ),
+        "pb_headless.errors",
+    ),
+    **dict.fromkeys(
+        ("DECLARATION_KEYS", "ApiRegistry", "DeclarationError", "Events", "OnServiceApiRegister"),
+        "pb_headless.registry",
+    ),
+    "RouteError": "pb_headless.routes",
+    "route": "pb_headless.routes",
+    "SettingsStore": "pb_headless.settings",
+    "install": "pb_headless.tables",
+    "TokenError": "pb_headless.tokens",
+    "TokenInfo": "pb_headless.tokens",
+    "TokenStore": "pb_headless.tokens",
+}
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module 'pb_headless' has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # the next lookup is an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_HOMES})
+
 
 __all__ = [
     "DECLARATION_KEYS",
