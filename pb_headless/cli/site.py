@@ -28,6 +28,9 @@ HOOK_VARIABLE = "PB_APP"
 async def site_api(database: Database, args: argparse.Namespace, *, purpose: str) -> HeadlessAPI | None:
     """The host's API when it hands one over; else, for `openapi`, the site folder's; else None."""
     hook = (args.app or os.environ.get(HOOK_VARIABLE) or "").strip()
+    # As `uvicorn module:app` and `python -m` do, modules of the current folder can be imported:
+    # the hook, and components named in PB_COMPONENTS.
+    _import_path(Path.cwd())
     if hook:
         return await host_api(hook, database)
     if purpose == "openapi":
@@ -41,7 +44,6 @@ async def host_api(hook: str, database: Database) -> HeadlessAPI:
         raise CommandError(
             f"{HOOK_VARIABLE}: {hook!r} is not module:callable, e.g. mysite.console:headless_api"
         )
-    _import_path(Path.cwd())  # as `uvicorn module:app` does, the current folder's modules come first
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
