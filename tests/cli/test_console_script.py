@@ -7,6 +7,7 @@ import pytest
 from tests.cli.console import assert_refused, run
 from tests.support.databases import URLS, open_database
 
+
 @pytest.fixture(scope="module")
 def installed_template(tmp_path_factory):
     """One installed database file per module, copied per test: each command run costs a process start."""
@@ -68,34 +69,45 @@ def test_reissue_disable_enable_delete(url):
 
 def test_the_database_url_comes_from_the_environment_when_not_given(url):
     assert run("install", env={"PB_DATABASE_URL": url}).returncode == 0
-    assert run("settings", "get", "service_cors_paths", env={"PB_DATABASE_URL": url}).stdout.strip() == "api/*"
+    assert (
+        run("settings", "get", "service_cors_paths", env={"PB_DATABASE_URL": url}).stdout.strip() == "api/*"
+    )
 
 
 def test_settings_get_set_list(url):
     run("install", database=url)
-    assert run("settings", "set", "service_cors_origins", "https://app.example.com", database=url).returncode == 0
-    assert run("settings", "get", "service_cors_origins", database=url).stdout.strip() == "https://app.example.com"
+    assert (
+        run("settings", "set", "service_cors_origins", "https://app.example.com", database=url).returncode
+        == 0
+    )
+    assert (
+        run("settings", "get", "service_cors_origins", database=url).stdout.strip()
+        == "https://app.example.com"
+    )
     listed = json.loads(run("settings", "list", "--json", database=url).stdout)
     assert listed["service_cors_max_age"] == "86400"
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (("token", "create", "--name", "x", "--scopes", "Bad.Scope"), "invalid scope"),
-    (("token", "create", "--name", "x", "--scopes", ""), "at least one scope"),
-    (("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "2001-01-01"), "past"),
-    (("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "soon"), "invalid expiry"),
-    (("token", "create", "--name", "", "--scopes", "a.read"), "needs a name"),
-    (("token", "create", "--scopes", "a.read"), "--name"),
-    (("token", "reissue", "ghost"), "no token named"),
-    (("token", "disable", "ghost"), "no token named"),
-    (("token", "enable", "ghost"), "no token named"),
-    (("token", "delete", "ghost"), "no token named"),
-    (("token", "frobnicate"), "invalid choice"),
-    (("settings", "get", "no_such_key"), "no setting"),
-    (("settings",), "required"),
-    (("dance",), "invalid choice"),
-    (("openapi", "--api-file", "/nonexistent/api.py"), "api.py"),
-])
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("token", "create", "--name", "x", "--scopes", "Bad.Scope"), "invalid scope"),
+        (("token", "create", "--name", "x", "--scopes", ""), "at least one scope"),
+        (("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "2001-01-01"), "past"),
+        (("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "soon"), "invalid expiry"),
+        (("token", "create", "--name", "", "--scopes", "a.read"), "needs a name"),
+        (("token", "create", "--scopes", "a.read"), "--name"),
+        (("token", "reissue", "ghost"), "no token named"),
+        (("token", "disable", "ghost"), "no token named"),
+        (("token", "enable", "ghost"), "no token named"),
+        (("token", "delete", "ghost"), "no token named"),
+        (("token", "frobnicate"), "invalid choice"),
+        (("settings", "get", "no_such_key"), "no setting"),
+        (("settings",), "required"),
+        (("dance",), "invalid choice"),
+        (("openapi", "--api-file", "/nonexistent/api.py"), "api.py"),
+    ],
+)
 def test_bad_input_exits_non_zero_with_one_line(installed_url, args, fragment):
     assert_refused(run(*args, database=installed_url), fragment)
 
@@ -103,7 +115,9 @@ def test_bad_input_exits_non_zero_with_one_line(installed_url, args, fragment):
 def test_a_duplicate_name_is_refused(url):
     run("install", database=url)
     run("token", "create", "--name", "app", "--scopes", "a.read", database=url)
-    assert_refused(run("token", "create", "--name", "app", "--scopes", "a.read", database=url), "already exists")
+    assert_refused(
+        run("token", "create", "--name", "app", "--scopes", "a.read", database=url), "already exists"
+    )
 
 
 def test_commands_before_install_say_what_to_do(url):
@@ -137,8 +151,15 @@ def test_the_database_option_is_accepted_after_the_command_too(installed_url):
 
 
 def test_a_database_option_after_the_command_wins_over_one_before_it(installed_url, tmp_path):
-    result = run("--database", f"sqlite:///{tmp_path}/other.db", "settings", "get", "service_cors_paths",
-                 "--database", installed_url)
+    result = run(
+        "--database",
+        f"sqlite:///{tmp_path}/other.db",
+        "settings",
+        "get",
+        "service_cors_paths",
+        "--database",
+        installed_url,
+    )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "api/*"
 
@@ -168,7 +189,9 @@ def test_every_command_and_argument_has_help_text():
                 yield trail, action
 
     for trail, action in walk(build_parser(), "pb-headless"):
-        assert action.help and action.help != argparse.SUPPRESS, f"{trail} {action.option_strings or action.dest}"
+        assert action.help and action.help != argparse.SUPPRESS, (
+            f"{trail} {action.option_strings or action.dest}"
+        )
 
 
 def test_help_of_a_command_shows_its_arguments():
@@ -195,20 +218,26 @@ def test_help_and_version_load_neither_the_database_layer_nor_the_web_framework(
     assert result.stdout.strip().splitlines()[-1] == "LOADED []"
 
 
-@pytest.mark.parametrize(("args", "fragment"), [
-    (("--database", "sqlite:////nonexistent/folder/site.db", "install"), "does not exist"),
-    (("--database", "sqlite:///", "install"), "names no database file"),
-    (("--database", "sqlite://", "install"), "names no database file"),
-    (("--database", "", "install"), "PB_DATABASE_URL"),
-    (("--database", "site.db", "install"), "unsupported database URL"),
-    (("--database", "mysql://root@127.0.0.1:1/none", "install"), "cannot connect"),
-    (("--database", "postgresql://nobody@[::1", "install"), ""),
-    (("--database",), "expected one argument"),
-    (("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "2027-13-45T99:00"), "expiry"),
-    (("token", "create", "--name", "x" * 5000, "--scopes", "a.read"), ""),
-    (("token", "create", "--name", "x", "--scopes", "a.read,статьи.read"), "scope"),
-    (("settings", "set", "service_cors_max_age", "-1"), "whole number"),
-])
+@pytest.mark.parametrize(
+    ("args", "fragment"),
+    [
+        (("--database", "sqlite:////nonexistent/folder/site.db", "install"), "does not exist"),
+        (("--database", "sqlite:///", "install"), "names no database file"),
+        (("--database", "sqlite://", "install"), "names no database file"),
+        (("--database", "", "install"), "PB_DATABASE_URL"),
+        (("--database", "site.db", "install"), "unsupported database URL"),
+        (("--database", "mysql://root@127.0.0.1:1/none", "install"), "cannot connect"),
+        (("--database", "postgresql://nobody@[::1", "install"), ""),
+        (("--database",), "expected one argument"),
+        (
+            ("token", "create", "--name", "x", "--scopes", "a.read", "--expires-at", "2027-13-45T99:00"),
+            "expiry",
+        ),
+        (("token", "create", "--name", "x" * 5000, "--scopes", "a.read"), ""),
+        (("token", "create", "--name", "x", "--scopes", "a.read,статьи.read"), "scope"),
+        (("settings", "set", "service_cors_max_age", "-1"), "whole number"),
+    ],
+)
 def test_no_input_gives_a_traceback(installed_url, tmp_path, args, fragment):
     needs_database = "--database" not in args
     result = run(*args, database=installed_url if needs_database else None)

@@ -36,7 +36,11 @@ async def test_with_the_hosts_hook_it_prints_exactly_what_the_site_serves(kind, 
             served = await browser.get("/mgr/pb/openapi.json?ctx=mgr")
             assert served.status_code == 200
             printed = run(
-                "openapi", "--server", SERVER, database=url, env={"PB_APP": SITE_HOOK, "PB_COMPONENTS": COMPONENT}
+                "openapi",
+                "--server",
+                SERVER,
+                database=url,
+                env={"PB_APP": SITE_HOOK, "PB_COMPONENTS": COMPONENT},
             )
     assert document(printed) == served.json()
     paths = document(printed)["paths"]
@@ -92,15 +96,17 @@ def test_a_broken_declaration_file_is_one_line_naming_the_file(tmp_path):
     assert str(api_file) in line and "SyntaxError" in line
 
 
-@pytest.mark.parametrize(("hook", "fragment"), [
-    ("examples.site.console", "not module:callable"),
-    ("no_such_module_here:api", "no module named"),
-    ("examples.site.console:nothing", "no callable 'nothing'"),
-    ("examples.site.config:EXAMPLE_DIR", "no callable"),
-    ("builtins:repr", "returned str, not a HeadlessAPI"),
-])
+@pytest.mark.parametrize(
+    ("hook", "fragment"),
+    [
+        ("examples.site.console", "not module:callable"),
+        ("no_such_module_here:api", "no module named"),
+        ("examples.site.console:nothing", "no callable 'nothing'"),
+        ("examples.site.config:EXAMPLE_DIR", "no callable"),
+        ("builtins:repr", "returned str, not a HeadlessAPI"),
+    ],
+)
 def test_a_bad_hook_is_one_line(tmp_path, hook, fragment):
     url = f"sqlite:///{tmp_path}/site.db"
     assert run("install", database=url).returncode == 0
     assert_refused(run("openapi", database=url, env={"PB_APP": hook}), fragment)
-

@@ -53,8 +53,13 @@ def test_an_unknown_key_is_refused_with_the_list_of_settings(installed):
 
 
 def test_values_are_stored_as_the_page_stores_them(installed):
-    origins = run("settings", "set", "service_cors_origins", " https://a.example , https://*.b.example:8443 ,",
-                  database=installed)
+    origins = run(
+        "settings",
+        "set",
+        "service_cors_origins",
+        " https://a.example , https://*.b.example:8443 ,",
+        database=installed,
+    )
     assert origins.returncode == 0, origins.stderr
     assert run("settings", "set", "service_cors_credentials", "On", database=installed).returncode == 0
     assert run("settings", "set", "service_cors_max_age", "600", database=installed).returncode == 0
@@ -62,7 +67,9 @@ def test_values_are_stored_as_the_page_stores_them(installed):
     assert values["service_cors_origins"] == "https://a.example,https://*.b.example:8443"
     assert values["service_cors_credentials"] == "yes"
     assert values["service_cors_max_age"] == "600"
-    assert_refused(run("settings", "set", "service_cors_credentials", "maybe", database=installed), "yes or no")
+    assert_refused(
+        run("settings", "set", "service_cors_credentials", "maybe", database=installed), "yes or no"
+    )
 
 
 def test_an_empty_origins_value_turns_cors_off(installed):
@@ -94,8 +101,16 @@ async def test_the_administration_page_refuses_the_same_values(sqlite_database):
 async def test_set_and_unset_work_on_the_server_databases(kind, tmp_path):
     async with open_database(kind, tmp_path):
         url = URLS[kind]
-        assert run("settings", "set", "service_cors_origins", "https://app.example.com", database=url).returncode == 0
-        assert run("settings", "get", "service_cors_origins", database=url).stdout.strip() == "https://app.example.com"
-        assert_refused(run("settings", "set", "service_cors_origins", "https://app.example.com/x", database=url))
+        assert (
+            run("settings", "set", "service_cors_origins", "https://app.example.com", database=url).returncode
+            == 0
+        )
+        assert (
+            run("settings", "get", "service_cors_origins", database=url).stdout.strip()
+            == "https://app.example.com"
+        )
+        assert_refused(
+            run("settings", "set", "service_cors_origins", "https://app.example.com/x", database=url)
+        )
         assert run("settings", "unset", "service_cors_origins", database=url).returncode == 0
         assert_refused(run("settings", "get", "service_cors_origins", database=url), "no setting")

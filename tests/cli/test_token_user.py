@@ -14,8 +14,9 @@ from tests.support.databases import open_database, url_for
 
 
 def create(url: str, name: str, user: str, **env: str):
-    return run("token", "create", "--name", name, "--scopes", "articles.read", "--user", user,
-               database=url, env=env)
+    return run(
+        "token", "create", "--name", name, "--scopes", "articles.read", "--user", user, database=url, env=env
+    )
 
 
 @pytest.mark.parametrize("kind", ["sqlite", "postgresql", "mariadb"])
@@ -30,7 +31,9 @@ async def test_the_hosts_loader_accepts_an_active_user_and_refuses_others(kind, 
             accepted = create(url, "editor-app", admin_id, PB_APP=SITE_HOOK)
             plain = last_line(accepted)
             assert accepted.stderr == ""
-            assert_refused(create(url, "ghost-app", "4242", PB_APP=SITE_HOOK), "no active user with id '4242'")
+            assert_refused(
+                create(url, "ghost-app", "4242", PB_APP=SITE_HOOK), "no active user with id '4242'"
+            )
             assert_refused(create(url, "blocked-app", blocked["id"], PB_APP=SITE_HOOK), "no active user")
             assert_refused(create(url, "odd-app", "not-a-number", PB_APP=SITE_HOOK), "no active user")
             answer = await browser.api("/me", plain)
