@@ -6,13 +6,15 @@ With PB_DEBUG=1 a failure also prints its traceback, and library log records kee
 
 from __future__ import annotations
 
-import logging
 import os
 import sys
-import traceback
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from pb_headless.cli.parser import PROGRAM, UsageError, build_parser
+
+if TYPE_CHECKING:
+    import logging
 
 DEBUG_VARIABLE = "PB_DEBUG"
 
@@ -23,9 +25,9 @@ class CommandError(Exception):
 
 def main(argv: Sequence[str] | None = None) -> int:
     debug = is_debug()
-    _quiet_logging(debug)
     try:
-        args = build_parser().parse_args(argv)
+        args = build_parser().parse_args(argv)  # --help and --version end here
+        _quiet_logging(debug)
         from pb_headless.cli.commands import run  # the library loads only now
 
         output = run(args)
@@ -41,6 +43,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     except Exception as error:
         if debug:
+            import traceback
+
             traceback.print_exc()
         return refuse(explain(error), 1)
 
@@ -77,17 +81,24 @@ def explain(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-class _OneLine(logging.Formatter):
-    """A library log record as one warning line (the traceback only under PB_DEBUG)."""
+def _one_line_formatter() -> logging.Formatter:
+    import logging
 
-    def format(self, record: logging.LogRecord) -> str:
-        return f"{PROGRAM}: {record.levelname.lower()}: {one_line(record.getMessage())}"
+    class OneLine(logging.Formatter):
+        """A library log record as one warning line (the traceback only under PB_DEBUG)."""
+
+        def format(self, record: logging.LogRecord) -> str:
+            return f"{PROGRAM}: {record.levelname.lower()}: {one_line(record.getMessage())}"
+
+    return OneLine()
 
 
 def _quiet_logging(debug: bool) -> None:
     """Drivers and asyncio log tracebacks from their own threads when a connection fails
     (aiosqlite does for a file in a missing folder). Without PB_DEBUG only pb_headless's own
     warnings reach the terminal, each as one line."""
+    import logging
+
     if debug:
         logging.basicConfig(level=logging.WARNING, format=f"{PROGRAM}: %(levelname)s %(name)s: %(message)s")
         return
@@ -97,7 +108,7 @@ def _quiet_logging(debug: bool) -> None:
     logging.getLogger().addHandler(logging.NullHandler())
     library = logging.getLogger("pb_headless")
     handler = logging.StreamHandler(sys.stderr)
-    handler.setFormatter(_OneLine())
+    handler.setFormatter(_one_line_formatter())
     library.addHandler(handler)
     library.setLevel(logging.WARNING)
     library.propagate = False
