@@ -110,3 +110,17 @@ def test_a_bad_hook_is_one_line(tmp_path, hook, fragment):
     url = f"sqlite:///{tmp_path}/site.db"
     assert run("install", database=url).returncode == 0
     assert_refused(run("openapi", database=url, env={"PB_APP": hook}), fragment)
+
+
+async def test_components_of_the_entry_point_group_are_in_the_document(tmp_path):
+    # An installed distribution announcing a component, as a satellite package's metadata does.
+    packages = tmp_path / "packages"
+    info = packages / "pb_writers-1.0.dist-info"
+    info.mkdir(parents=True)
+    (info / "METADATA").write_text("Metadata-Version: 2.1\nName: pb-writers\nVersion: 1.0\n")
+    (info / "entry_points.txt").write_text(f"[pb_headless.components]\nwriters = {COMPONENT}:setup\n")
+    url = f"sqlite:///{tmp_path}/site.db"
+    async with open_site(url, logged_in=False):  # the tables the component publishes
+        pass
+    printed = run("openapi", database=url, env={"PYTHONPATH": str(packages)})
+    assert "/objects/writers" in document(printed)["paths"]
