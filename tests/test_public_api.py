@@ -13,10 +13,11 @@ import pb_headless.constructor
 
 
 def exposed(module: types.ModuleType) -> list[str]:
+    """The names a module answers to (its `dir()`, which includes names it loads on first use)."""
     return sorted(
         name
-        for name, value in vars(module).items()
-        if not name.startswith("_") and not isinstance(value, types.ModuleType)
+        for name in dir(module)
+        if not name.startswith("_") and not isinstance(getattr(module, name), types.ModuleType)
     )
 
 

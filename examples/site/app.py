@@ -156,5 +156,8 @@ def site_routes(
 
 
 def create_app(config: SiteConfig | None = None) -> Any:
-    """The ASGI app for `uvicorn --factory examples.site.app:create_app`, configured from the environment."""
-    return create_site(config or SiteConfig.from_environment()).app
+    """The ASGI app for `uvicorn --factory examples.site.app:create_app`, configured from the environment.
+    A site that cannot start is one line in uvicorn's log (examples/site/startup.py)."""
+    from examples.site.startup import served
+
+    return served(lambda: create_site(config or SiteConfig.from_environment()).app, config)

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import socket
 import sys
+import traceback
 from collections.abc import AsyncIterator, Sequence
 from typing import TYPE_CHECKING, Any, NoReturn
 
@@ -44,22 +45,54 @@ def port_number(value: str) -> int:
     return int(value)
 
 
+def worker_count(value: str) -> int:
+    if not value.isdigit() or not 0 < int(value) <= MAX_WORKERS:
+        raise argparse.ArgumentTypeError(f"invalid worker count {value!r}: a number from 1 to {MAX_WORKERS}")
+    return int(value)
+
+
+MAX_WORKERS = 64
+ENVIRONMENT = (
+    "environment: PB_SITE_DIR (the site folder), PB_DATABASE_URL, PB_REDIS_URL, PB_TRUSTED_PROXIES, "
+    "PB_COMPONENTS, PB_SECRET_KEY, PB_DOCS_VIEWER_URL, PB_DEBUG=1 (tracebacks); see docs/example-site.md"
+)
+
+
 def build_parser() -> argparse.ArgumentParser:
-    parser = OneLineParser(prog=f"python -m {PROGRAM}", description="The pb_headless example site.")
+    parser = OneLineParser(
+        prog=f"python -m {PROGRAM}", description="The pb_headless example site.", epilog=ENVIRONMENT
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="command")
     for name, text in (
         ("serve", "run the site with uvicorn"),
         ("quickstart", "init, make sure an admin and a demo token exist, print them, serve"),
     ):
-        command = commands.add_parser(name, help=text, description=text)
-        command.add_argument("--host", default="127.0.0.1")
-        command.add_argument("--port", type=port_number, default=8000)
-    commands.add_parser("init", help="install the library's and the site's tables and the demo content")
-    admin = commands.add_parser("admin", help="administration users")
+        command = commands.add_parser(name, help=text, description=text, epilog=ENVIRONMENT)
+        command.add_argument(
+            "--host", default="127.0.0.1", help="the address to listen on (default: %(default)s)"
+        )
+        command.add_argument(
+            "--port", type=port_number, default=8000, help="the port to listen on (default: %(default)s)"
+        )
+        if name == "serve":
+            command.add_argument(
+                "--workers",
+                type=worker_count,
+                default=1,
+                help="uvicorn worker processes (default: 1); without PB_REDIS_URL each one counts rate "
+                "limits on its own",
+            )
+    init_text = (
+        "install the library's and the site's tables and the demo content; in a site folder without "
+        "core/App/api.py, write a starting one"
+    )
+    commands.add_parser("init", help=init_text, description=init_text, epilog=ENVIRONMENT)
+    admin = commands.add_parser("admin", help="administration users", description="administration users")
     admin_commands = admin.add_subparsers(dest="admin_command", required=True, metavar="action")
-    create = admin_commands.add_parser("create", help="add an administration user; prints its id")
-    create.add_argument("--username", required=True)
-    create.add_argument("--password", required=True)
+    create_text = "add an administration user; prints its id (the id a token names as acting user)"
+    create = admin_commands.add_parser("create", help=create_text, description=create_text)
+    create.add_argument("--username", required=True, help="1-100 of A-Z a-z 0-9 . _ @ -")
+    create.add_argument("--password", required=True, help="at least 8 characters")
     reset = admin_commands.add_parser(
         "password",
         help="set a new password for an administration user and end their sessions",
@@ -72,16 +105,20 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    from examples.site.startup import is_debug, one_line, site_dir_of
+
     try:
         args = build_parser().parse_args(argv)
-        config = SiteConfig.from_environment()
+        config = SiteConfig.from_environment(declarations=args.command not in ("init", "quickstart"))
         return run(args, config)
     except CommandError as error:
         return refuse(str(error), error.code)
     except KeyboardInterrupt:
         return 130
     except Exception as error:  # any other refusal (configuration, database, declaration) is one line too
-        return refuse(str(error) or type(error).__name__, 1)
+        if is_debug():
+            traceback.print_exc()
+        return refuse(one_line(error, site_dir_of(None)), 1)
 
 
 def refuse(message: str, code: int) -> int:
@@ -110,7 +147,7 @@ def run(args: argparse.Namespace, config: SiteConfig) -> int:
     from examples.site.server import quickstart, serve  # uvicorn is needed only to serve
 
     if args.command == "serve":
-        serve(config, args.host, args.port)
+        serve(config, args.host, args.port, workers=args.workers)
     else:
         quickstart(config, args.host, args.port)
     return 0

@@ -32,11 +32,19 @@ class SiteConfig:
             object.__setattr__(self, "database_url", f"sqlite:///{self.site_dir / DEFAULT_DATABASE_FILE}")
 
     @classmethod
-    def from_environment(cls, environ: Mapping[str, str] | None = None) -> SiteConfig:
+    def from_environment(
+        cls, environ: Mapping[str, str] | None = None, *, declarations: bool = True
+    ) -> SiteConfig:
+        """`declarations=False` (for `init`, which writes a starting one) accepts a site folder
+        without core/App/api.py."""
         env = os.environ if environ is None else environ
         site_dir = Path(env.get("PB_SITE_DIR") or EXAMPLE_DIR).expanduser().resolve()
-        if not (site_dir / "core" / "App" / "api.py").is_file():
-            raise ConfigError(f"PB_SITE_DIR: {site_dir} has no core/App/api.py")
+        if not site_dir.is_dir():
+            raise ConfigError(f"PB_SITE_DIR: the folder {site_dir} does not exist")
+        if declarations and not (site_dir / "core" / "App" / "api.py").is_file():
+            raise ConfigError(
+                f"PB_SITE_DIR: {site_dir} has no core/App/api.py (`python -m examples.site init` writes one)"
+            )
         database_url = (env.get("PB_DATABASE_URL") or "").strip()
         if database_url:
             check_database_url(database_url)

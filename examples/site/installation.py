@@ -27,9 +27,9 @@ async def initialise(database: Database, folder: SiteFolder) -> list[str]:
         warnings.filterwarnings("ignore", message=r".*already exists", category=Warning)
         await install(database)
     await create_tables(database, metadata)
-    content = folder.metadata()
-    if content is not None:
-        await create_tables(database, content)
+    if folder.create_api_file():
+        done.append(f"created {folder.api_file}, a starting declaration file that publishes nothing yet")
+    done.extend(await _create_content_tables(database, folder))
     for table, rows in folder.seed_rows():
         if rows and not await database.fetch_val(sa.select(sa.func.count()).select_from(table)):
             for row in rows:
@@ -38,6 +38,22 @@ async def initialise(database: Database, folder: SiteFolder) -> list[str]:
             done.append(f"added {len(rows)} demo rows to {table.name}")
     await session_secret(database)
     return done
+
+
+async def _create_content_tables(database: Database, folder: SiteFolder) -> list[str]:
+    """The tables of `core/App/models.py`, whatever it calls its MetaData or declarative base."""
+    models = folder.app_dir / "models.py"
+    if not models.is_file():
+        return []
+    found = folder.content_metadata()
+    if not found:
+        return [
+            f"{models} defines no tables: looked for a module-level sqlalchemy MetaData, Table, or "
+            "declarative base (a class with .metadata, e.g. class Base(DeclarativeBase)); created none"
+        ]
+    for content in found:
+        await create_tables(database, content)
+    return []
 
 
 async def is_initialised(database: Database) -> bool:

@@ -6,6 +6,7 @@ import asyncio
 import socket
 import sys
 from dataclasses import dataclass
+from typing import Any
 
 import uvicorn
 
@@ -13,6 +14,7 @@ from examples.site.app import create_site
 from examples.site.commands import CommandError, connected, init, listening_socket
 from examples.site.config import SiteConfig
 from examples.site.passwords import random_password
+from examples.site.startup import StartupErrors
 from examples.site.users import UserStore
 from pb_headless import TokenError, TokenStore
 from pb_headless.scopes import has_required_scope
@@ -22,18 +24,37 @@ QUICKSTART_SCOPES = "articles.read,authors.read"  # enough for the printed curl 
 ADMIN_NAME = "admin"
 
 
-def serve(config: SiteConfig, host: str, port: int, sock: socket.socket | None = None) -> None:
+def serve(
+    config: SiteConfig, host: str, port: int, sock: socket.socket | None = None, *, workers: int = 1
+) -> None:
     sock = sock or listening_socket(host, port)
     asyncio.run(preflight(config))
-    site = create_site(config)
     # pb_headless reads the client address itself, through PB_TRUSTED_PROXIES only: uvicorn must not
     # rewrite it from X-Forwarded-For (its default for 127.0.0.1).
+    options: dict[str, Any] = {"lifespan": "on", "proxy_headers": False, "server_header": False}
+    if workers > 1:
+        serve_workers(sock, workers, options)
+        return
+    site = create_site(config)
     server = uvicorn.Server(
-        uvicorn.Config(site.app, lifespan="on", proxy_headers=False, server_header=False, log_level="info")
+        uvicorn.Config(StartupErrors(site.app, config.site_dir), log_level="info", **options)
     )
     server.run(sockets=[sock])
     if not server.started:
         raise CommandError("the site did not start (see the log above)")
+
+
+def serve_workers(sock: socket.socket, workers: int, options: dict[str, Any]) -> None:
+    """uvicorn's worker processes on the socket bound here; each builds the site from the same
+    environment through the app factory, and restarts if it dies."""
+    uvicorn.run(
+        "examples.site.app:create_app",
+        factory=True,
+        fd=sock.fileno(),
+        workers=workers,
+        log_level="info",
+        **options,
+    )
 
 
 async def preflight(config: SiteConfig) -> None:

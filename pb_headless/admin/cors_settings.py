@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import FormData
@@ -14,7 +13,9 @@ from starlette.routing import Route
 from pb_headless.admin.access import form_of, text
 from pb_headless.admin.rendering import PAGE_HEADERS, Renderer, flash
 from pb_headless.cors import CorsPolicy
+from pb_headless.settings import SETTING_CHECKS as CHECKS
 from pb_headless.settings import is_on
+from pb_headless.settings import setting_items as _items
 from pb_headless.tables import DEFAULT_SETTINGS
 
 if TYPE_CHECKING:
@@ -28,46 +29,6 @@ KEYS = (
     "service_cors_credentials",
     "service_cors_max_age",
 )
-# Browsers send an Origin only for http(s) pages, so any other scheme (ftp://, file://) can never match.
-_EXACT_ORIGIN = re.compile(r"https?://[A-Za-z0-9.-]+(:\d{1,5})?|https?://\[[0-9A-Fa-f:.]+\](:\d{1,5})?")
-_WILDCARD_ORIGIN = re.compile(r"https?://\*\.[A-Za-z0-9-]+(\.[A-Za-z0-9-]+)*")
-_TOKEN = re.compile(r"[A-Za-z0-9!#$%&'*+.^_`|~-]+")
-_PATH_GLOB = re.compile(r"[^\s,]+")
-
-
-def _items(value: str) -> list[str]:
-    return [item.strip() for item in value.split(",") if item.strip()]
-
-
-def _check_origins(value: str) -> str | None:
-    for origin in _items(value):
-        if origin != "*" and not (_EXACT_ORIGIN.fullmatch(origin) or _WILDCARD_ORIGIN.fullmatch(origin)):
-            return (
-                f"“{origin}” is not an origin a browser sends: use http:// or https:// with a host and no "
-                "path, such as https://app.example.com, https://*.example.com for its subdomains, or *"
-            )
-    return None
-
-
-def _check_list(pattern: re.Pattern[str], what: str) -> Callable[[str], str | None]:
-    def check(value: str) -> str | None:
-        bad = [item for item in _items(value) if not pattern.fullmatch(item)]
-        return f"'{bad[0]}' is not a valid {what}" if bad else None
-
-    return check
-
-
-def _check_max_age(value: str) -> str | None:
-    return None if value.isdigit() and len(value) <= 9 else "the preflight cache is a whole number of seconds"
-
-
-CHECKS: Mapping[str, Callable[[str], str | None]] = {
-    "service_cors_origins": _check_origins,
-    "service_cors_paths": _check_list(_PATH_GLOB, "path pattern"),
-    "service_cors_methods": _check_list(_TOKEN, "HTTP method"),
-    "service_cors_headers": _check_list(_TOKEN, "header name"),
-    "service_cors_max_age": _check_max_age,
-}
 
 
 def values_from_form(form: FormData) -> tuple[dict[str, str], dict[str, str]]:

@@ -1,0 +1,68 @@
+"""The database a command works on: its URL checked before connecting, and connected once."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+from databases import Database
+
+from pb_headless.cli.main import CommandError
+
+DRIVERS = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql"}
+
+
+def database_url(given: str | None) -> str:
+    url = (given or os.environ.get("PB_DATABASE_URL") or "").strip()
+    if not url:
+        raise CommandError("no database: pass --database URL or set PB_DATABASE_URL")
+    scheme = url.split("://", 1)[0] if "://" in url else ""
+    if scheme.split("+", 1)[0] not in DRIVERS:
+        raise CommandError(
+            f"unsupported database URL {scheme or url!r}: use sqlite:///path, postgresql://… or mysql://…"
+        )
+    if scheme.startswith("sqlite"):
+        _check_sqlite_file(url)
+    return url
+
+
+def _check_sqlite_file(url: str) -> None:
+    """aiosqlite reports a file in a missing folder only from its worker thread, as a traceback."""
+    path = url.split("://", 1)[1].removeprefix("/").split("?", 1)[0]
+    if not path or path == ":memory:":
+        raise CommandError(f"{url!r} names no database file: use sqlite:///path/to/site.db")
+    folder = Path(path).parent
+    if not folder.is_dir():
+        raise CommandError(f"the folder {folder} of the database file does not exist")
+    if Path(path).is_dir():
+        raise CommandError(f"{path} is a folder, not a database file")
+
+
+def label(url: str) -> str:
+    """The URL as messages show it: never a password."""
+    scheme, _, rest = url.partition("://")
+    credentials, at, host = rest.rpartition("@")
+    if at and ":" in credentials:
+        return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
+    return url
+
+
+@contextlib.asynccontextmanager
+async def connected(url: str) -> AsyncIterator[Database]:
+    try:
+        database = Database(url)
+    except (ImportError, ModuleNotFoundError) as error:
+        extra = DRIVERS[url.split("://", 1)[0].split("+", 1)[0]]
+        raise CommandError(
+            f"the driver for {label(url)} is not installed ({error}): pip install 'pb_headless[{extra}]'"
+        ) from None
+    try:
+        await database.connect()
+    except Exception as error:
+        raise CommandError(f"cannot connect to {label(url)}: {type(error).__name__}: {error}") from None
+    try:
+        yield database
+    finally:
+        await database.disconnect()

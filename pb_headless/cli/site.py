@@ -1,0 +1,104 @@
+"""The site a command speaks for: the host's own `HeadlessAPI`, handed over through a console hook,
+or one built from the site folder the way the example site builds its own.
+
+A host hands its API to the console script by naming a callable in PB_APP (or --app) as
+`module:callable`; the callable takes the connected `databases.Database` and returns (or awaits
+to) the `HeadlessAPI` the host serves — same registry sources, components, custom routes and user
+loader. Then `openapi` prints what the site serves and `token create --user` asks the host's loader.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import inspect
+import os
+import sys
+from pathlib import Path
+
+from databases import Database
+
+from pb_headless.api import HeadlessAPI
+from pb_headless.cli.main import CommandError, warn
+from pb_headless.registry import ApiRegistry
+
+HOOK_VARIABLE = "PB_APP"
+
+
+async def site_api(database: Database, args: argparse.Namespace, *, purpose: str) -> HeadlessAPI | None:
+    """The host's API when it hands one over; else, for `openapi`, the site folder's; else None."""
+    hook = (args.app or os.environ.get(HOOK_VARIABLE) or "").strip()
+    # As `uvicorn module:app` and `python -m` do, modules of the current folder can be imported:
+    # the hook, and components named in PB_COMPONENTS.
+    _import_path(Path.cwd())
+    if hook:
+        return await host_api(hook, database)
+    if purpose == "openapi":
+        return folder_api(database, args.api_file)
+    return None
+
+
+async def host_api(hook: str, database: Database) -> HeadlessAPI:
+    module_name, _, attribute = hook.partition(":")
+    if not module_name or not attribute:
+        raise CommandError(
+            f"{HOOK_VARIABLE}: {hook!r} is not module:callable, e.g. mysite.console:headless_api"
+        )
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        if error.name and module_name.startswith(error.name):
+            raise CommandError(
+                f"{HOOK_VARIABLE}: no module named {module_name!r} here ({Path.cwd()})"
+            ) from None
+        raise
+    factory = getattr(module, attribute, None)
+    if not callable(factory):
+        raise CommandError(f"{HOOK_VARIABLE}: {module_name} has no callable {attribute!r}")
+    api = factory(database)
+    if inspect.isawaitable(api):
+        api = await api
+    if not isinstance(api, HeadlessAPI):
+        raise CommandError(f"{HOOK_VARIABLE}: {hook} returned {type(api).__name__}, not a HeadlessAPI")
+    return api
+
+
+def folder_api(database: Database, api_file: str | None) -> HeadlessAPI:
+    """Without a host: components (the entry-point group and PB_COMPONENTS), then the declaration
+    file, and the site folder's custom routes — what the example site builds, minus host parts such as
+    its constructor tables."""
+    site = _site_folder(api_file)
+    declarations = Path(api_file) if api_file else (site / "core" / "App" / "api.py" if site else None)
+    if api_file and not Path(api_file).is_file():
+        raise CommandError(f"{api_file}: no such declaration file")
+    if declarations is None or not declarations.is_file():
+        where = f"{declarations}" if declarations else "PB_SITE_DIR is not set"
+        warn(
+            f"no declaration file ({where}): the document shows component objects only; set PB_SITE_DIR "
+            "to the site folder, pass --api-file, or name the host's hook in PB_APP"
+        )
+        declarations = None
+    if site is not None:
+        _import_path(site)  # so the file's `from core.App.models import ...` resolves
+    registry = ApiRegistry()
+    registry.load_components(name for name in os.environ.get("PB_COMPONENTS", "").split(","))
+    if declarations is not None:
+        registry.load_file(declarations)
+    routes = site / "core" / "App" / "routes.py" if site else None
+    return HeadlessAPI(database, registry, routes=[routes] if routes and routes.is_file() else [])
+
+
+def _site_folder(api_file: str | None) -> Path | None:
+    """PB_SITE_DIR, or the folder holding the declaration file's core/App."""
+    if api_file:
+        path = Path(api_file).resolve()
+        return path.parents[2] if path.parent.parts[-2:] == ("core", "App") else path.parent
+    site = os.environ.get("PB_SITE_DIR", "").strip()
+    return Path(site).expanduser().resolve() if site else None
+
+
+def _import_path(folder: Path) -> None:
+    entry = str(folder)
+    if entry in sys.path:
+        sys.path.remove(entry)
+    sys.path.insert(0, entry)
