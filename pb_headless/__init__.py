@@ -8,14 +8,12 @@ lives in this package, and `pb-headless --help` must not wait for SQLAlchemy, St
 whole query stack to load. `from pb_headless import HeadlessAPI` works exactly as before.
 """
 
-from __future__ import annotations
-
-import importlib
-from typing import TYPE_CHECKING, Any
+import importlib as _importlib
+import typing as _typing
 
 from pb_headless.release import VERSION as __version__
 
-if TYPE_CHECKING:
+if _typing.TYPE_CHECKING:
     from pb_headless.api import HeadlessAPI
     from pb_headless.auth import ApiAuth, Principal
     from pb_headless.cors import CORSMiddleware
@@ -84,11 +82,11 @@ _HOMES = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     home = _HOMES.get(name)
     if home is None:
         raise AttributeError(f"module 'pb_headless' has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
+    value = getattr(_importlib.import_module(home), name)
     globals()[name] = value  # the next lookup is an ordinary attribute
     return value
 

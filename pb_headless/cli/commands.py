@@ -11,7 +11,7 @@ import orjson
 from databases import Database
 
 from pb_headless.cli.database import connected, database_url
-from pb_headless.cli.main import CommandError, warn
+from pb_headless.cli.output import CommandError, warn
 from pb_headless.cli.site import site_api
 from pb_headless.settings import SettingsStore, checked_setting
 from pb_headless.tables import install

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from databases import Database
 
-from pb_headless.cli.main import CommandError
+from pb_headless.cli.output import CommandError
 
 DRIVERS = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql"}
 

@@ -11,16 +11,15 @@ import sys
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from pb_headless.cli.output import CommandError, one_line
 from pb_headless.cli.parser import PROGRAM, UsageError, build_parser
+
+__all__ = ["main"]
 
 if TYPE_CHECKING:
     import logging
 
 DEBUG_VARIABLE = "PB_DEBUG"
-
-
-class CommandError(Exception):
-    """A refusal: printed as one line on stderr, exit status 1."""
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -56,15 +55,6 @@ def is_debug() -> bool:
 def refuse(message: str, status: int) -> int:
     print(f"{PROGRAM}: {one_line(message)}", file=sys.stderr)
     return status
-
-
-def warn(message: str) -> None:
-    print(f"{PROGRAM}: warning: {one_line(message)}", file=sys.stderr, flush=True)
-
-
-def one_line(text: str) -> str:
-    lines = [line.strip() for line in str(text).strip().splitlines() if line.strip()]
-    return (lines[0] if lines else "failed")[:500]
 
 
 def explain(error: BaseException) -> str:

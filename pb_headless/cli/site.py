@@ -19,7 +19,7 @@ from pathlib import Path
 from databases import Database
 
 from pb_headless.api import HeadlessAPI
-from pb_headless.cli.main import CommandError, warn
+from pb_headless.cli.output import CommandError, warn
 from pb_headless.registry import ApiRegistry
 
 HOOK_VARIABLE = "PB_APP"
