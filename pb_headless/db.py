@@ -67,14 +67,16 @@ def _casefold(value: object) -> object:
 
 
 def prepare(database: Database) -> None:
-    """Teach a SQLite database the case folding `like` and `search` need (`новости` finds `Новости`).
+    """Make the host's SQLite database fit for serving: Unicode case folding and kept-open connections.
 
-    `databases` opens a new aiosqlite connection per use and passes its options on to
-    `sqlite3.connect`, so a connection factory reaches every connection the host's database opens.
+    `databases` opens a new aiosqlite connection (and thread) per use and passes its options on to
+    `sqlite3.connect`, so a connection factory reaches every connection the host's database opens;
+    the pool is swapped for one that keeps released connections open for the next request.
     """
     if dialect_name(database) != "sqlite":
         return
-    pool = getattr(getattr(database, "_backend", None), "_pool", None)
+    backend = getattr(database, "_backend", None)
+    pool = getattr(backend, "_pool", None)
     options = getattr(pool, "_options", None)
     if options is None:
         log.warning("pb_headless: cannot install Unicode case folding on this SQLite backend")
@@ -82,6 +84,9 @@ def prepare(database: Database) -> None:
     options.setdefault("factory", _CasefoldingConnection)
     # Writers queue for the write lock rather than fail: SQLite's 5 s default is short under load.
     options.setdefault("timeout", SQLITE_BUSY_TIMEOUT)
+    from pb_headless.sqlite_pool import keep_connections  # aiosqlite is there: this is SQLite
+
+    keep_connections(backend)
 
 
 def casefold(database_dialect: str, expression: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
