@@ -62,7 +62,8 @@ def fetch(url: str, token: str | None) -> tuple[int, Any]:
     request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
     try:
         with urllib.request.urlopen(request, timeout=120) as response:
-            return response.status, json.loads(response.read())
+            body = response.read()
+            return response.status, json.loads(body) if body[:1] in (b"{", b"[") else body
     except urllib.error.HTTPError as error:
         return error.code, error.read()[:300]
 

@@ -98,16 +98,21 @@ def casefold(database_dialect: str, expression: sa.ColumnElement[Any]) -> sa.Col
 
 @contextlib.asynccontextmanager
 async def write_transaction(database: Database) -> AsyncIterator[None]:
-    """One write, all or nothing. SQLite takes its write lock up front (BEGIN IMMEDIATE): a deferred
-    transaction that reads first and writes later can deadlock against another writer and fail at once."""
+    """One write, all or nothing, that also moves the data version (so kept counts of every instance
+    go out of date in the same commit). SQLite takes its write lock up front (BEGIN IMMEDIATE): a
+    deferred transaction that reads first and writes later can deadlock against another writer."""
+    from pb_headless.state import bump_data_version  # state → tables → db: imported when first used
+
     if dialect_name(database) != "sqlite":
         async with database.transaction():
             yield
+            await bump_data_version(database)
         return
     async with database.connection() as connection:
         await connection.execute("BEGIN IMMEDIATE")
         try:
             yield
+            await bump_data_version(database)
         except BaseException:
             await connection.execute("ROLLBACK")
             raise

@@ -29,11 +29,13 @@ from pb_headless.auth import API_SCOPE_KEY, Principal, token_from_headers
 from pb_headless.db import dialect_name, prepare
 from pb_headless.errors import ApiError, RateLimited, ServerError, Unauthorized, error_response
 from pb_headless.proxies import TrustedProxies, rate_key
+from pb_headless.query.statements import fetch_fixed
+from pb_headless.query.totals import note_data_version
 from pb_headless.ratelimit import MemoryRateLimiter, RateDecision, RateLimiter
 from pb_headless.registry import ApiRegistry
 from pb_headless.routes import RouteDef, collect_routes
 from pb_headless.settings import SettingsStore
-from pb_headless.state import read_version
+from pb_headless.state import data_version_column, read_version
 from pb_headless.tables import state, tokens
 from pb_headless.tokens import TokenStore, hash_token, is_well_formed
 from pb_headless.tokens.store import LAST_USED_RESOLUTION, token_from_row
@@ -44,12 +46,15 @@ PREFIX = "/api/pb/v1"
 UserLoader = Callable[[str], Any]
 
 
-def _version_and_token(token_hash: str) -> sa.Select[Any]:
-    """One round trip for both what every request needs: the shared version and the token row."""
-    joined = state.outerjoin(tokens, tokens.c.token_hash == token_hash)
-    return (
-        sa.select(state.c.version.label("pb_version"), *tokens.c).select_from(joined).where(state.c.id == 1)
-    )
+def _version_and_token() -> sa.Select[Any]:
+    """One round trip for what every request needs: the shared version, the data version, the token row."""
+    joined = state.outerjoin(tokens, tokens.c.token_hash == sa.bindparam("token_hash", type_=sa.String()))
+    return sa.select(
+        state.c.version.label("pb_version"), data_version_column().label("pb_data_version"), *tokens.c
+    ).select_from(joined).where(state.c.id == 1)
+
+
+VERSION_AND_TOKEN = _version_and_token()  # compiled once per database (query/statements.py)
 
 
 class HeadlessAPI:
@@ -180,8 +185,11 @@ class HeadlessAPI:
         plain, header_error = _token_or_error(request)
         looked_up = plain is not None and is_well_formed(plain)
         if looked_up:
-            row = await self.database.fetch_one(_version_and_token(hash_token(plain)))  # type: ignore[arg-type]
+            token_hash = hash_token(plain)  # type: ignore[arg-type]
+            rows = await fetch_fixed(self.database, VERSION_AND_TOKEN, {"token_hash": token_hash})
+            row = rows[0] if rows else None
             version = int(row._mapping["pb_version"]) if row is not None else 0
+            note_data_version(row["pb_data_version"] if row is not None else None)
         else:
             row, version = None, await read_version(self.database)
         snapshot = await self.snapshots.get(version)

@@ -15,12 +15,14 @@ from weakref import WeakKeyDictionary
 import sqlalchemy as sa
 
 from pb_headless.db import casefold
+from pb_headless.query.parameters import record_parameter
 from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan
 from pb_headless.registry.spec import DATETIME, INTEGER, NUMBER, STRING, FieldSpec, ObjectSpec, RelationSpec
 
 # Not a backslash: MariaDB reads a backslash inside the `ESCAPE '...'` literal as an escape itself.
 LIKE_ESCAPE = "!"
 RELATION_KEY = "pb_relation_key"  # the label of the matched remote column in a relation's rows
+DEFERRED_OFFSET = 1000  # from this offset on, a page is read through a deferred join
 
 _COMPARISONS: dict[str, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
     "eq": eq, "ne": ne, "gt": gt, "gte": ge, "lt": lt, "lte": le,
@@ -39,9 +41,28 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
         *_search(shape.search_expressions(spec, dialect), plan.search, dialect),
     ).order_by(None)
     count = sa.select(sa.func.count()).select_from(filtered.subquery())
-    ordered = filtered.order_by(*(_ordering(order) for order in plan.order))
-    page = ordered.limit(plan.limit).offset(plan.offset)
+    orderings = [_ordering(order) for order in plan.order]
+    if is_deferred(spec, plan):
+        return _deferred_page(spec, plan, filtered, orderings), count
+    page = filtered.order_by(*orderings).limit(plan.limit).offset(plan.offset)
     return page, count
+
+
+def is_deferred(spec: ObjectSpec, plan: ListPlan) -> bool:
+    """A deep page is found by its keys first (a deferred join): a plain OFFSET would read every
+    skipped row in full, while the keys alone come from an index."""
+    return plan.offset >= DEFERRED_OFFSET and spec.query is None and len(spec.table.primary_key.columns) == 1
+
+
+def _deferred_page(spec: ObjectSpec, plan: ListPlan, filtered: sa.Select[Any],
+                   orderings: Sequence[sa.UnaryExpression[Any]]) -> sa.Select[Any]:
+    """`SELECT … FROM t JOIN (SELECT key FROM t WHERE … ORDER BY … LIMIT … OFFSET …) ON key`: a join
+    rather than `key IN (…)`, which MariaDB refuses with a LIMIT inside."""
+    key = spec.pk.column
+    keys = filtered.with_only_columns(key).order_by(*orderings).limit(plan.limit).offset(plan.offset)
+    found = keys.subquery("pb_page")
+    joined = spec.table.join(found, key == found.c[key.name])
+    return sa.select(*_columns(spec, plan)).select_from(joined).order_by(*orderings)
 
 
 def compile_show(spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str) -> sa.Select[Any]:
@@ -129,14 +150,26 @@ def _bound(field: FieldSpec, value: Any, dialect: str) -> sa.ColumnElement[Any]:
         # asyncpg types a parameter after the column (int4, float4) and fails on a wider value;
         # a widened parameter lets PostgreSQL compare across the integer and float types instead.
         if field.kind == INTEGER:
-            return sa.cast(sa.literal(value, sa.BigInteger()), sa.BigInteger())
+            return sa.cast(_param(value, sa.BigInteger()), sa.BigInteger())
         if field.kind == NUMBER:
-            return sa.cast(sa.literal(value, sa.Double()), sa.Double())
+            return sa.cast(_param(value, sa.Double()), sa.Double())
     if field.kind == STRING and not _takes_text_values(field.column):
-        return sa.literal(value, sa.String())
+        return _param(value, sa.String())
     if field.kind == DATETIME and not getattr(column_type, "timezone", False):
-        value = value.replace(tzinfo=None)  # planned values are UTC; naive columns store naive UTC
-    return sa.literal(value, column_type)
+        return _param(value, column_type, _naive)  # planned values are UTC; naive columns store naive UTC
+    return _param(value, column_type)
+
+
+def _naive(value: Any) -> Any:
+    return value.replace(tzinfo=None)
+
+
+def _param(value: Any, type_: Any, convert: Callable[[Any], Any] | None = None) -> sa.BindParameter[Any]:
+    """Every value a plan puts into SQL passes here: a bound parameter, noted for the statement cache
+    (pb_headless/query/statements.py), which then runs the compiled SQL again with other values."""
+    parameter = sa.literal(convert(value) if convert else value, type_)
+    record_parameter(parameter, value, convert)
+    return parameter
 
 
 def _search(expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str],
@@ -157,9 +190,13 @@ def _contains(folded: sa.ColumnElement[Any], pattern: sa.BindParameter[str],
 
 def _literal_text(text: str) -> sa.BindParameter[str]:
     """`%text%` where `%`, `_` and the escape character itself match only literally."""
+    return _param(text, sa.String(), contains_pattern)
+
+
+def contains_pattern(text: str) -> str:
     escaped = (text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", f"{LIKE_ESCAPE}%")
                .replace("_", f"{LIKE_ESCAPE}_"))
-    return sa.bindparam(None, f"%{escaped}%", type_=sa.String())
+    return f"%{escaped}%"
 
 
 def _as_text(column: sa.Column[Any]) -> sa.ColumnElement[Any]:

@@ -1,0 +1,66 @@
+"""`meta.total` without a full count on every page: counts kept per data version, with a time bound.
+
+Every write made through the library moves the shared data version (`pb_state` row 2) in the same
+transaction as the write; every request reads that version with its token. A count is reused only
+while the version it was taken at is still the current one, so totals are exact after every write
+made through the API, on every instance. A write that bypasses the library (the host's own SQL, a
+migration, another program) does not move the version: such a count is reused for at most
+`STALE_AFTER` seconds (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
+from contextvars import ContextVar
+from weakref import WeakKeyDictionary
+
+from databases import Database
+
+STALE_AFTER = 5.0  # seconds a count may lag behind writes that bypass the library
+KEPT_COUNTS = 1024  # distinct filtered counts kept per process and database
+
+_seen_version: ContextVar[int | None] = ContextVar("pb_data_version", default=None)
+
+
+def note_data_version(version: object) -> None:
+    """The data version this request read with its token (None when the row is not there yet)."""
+    _seen_version.set(None if version is None else int(version))  # type: ignore[call-overload]
+
+
+class Totals:
+    """The counts of one database, newest use last; an entry is (data version, taken at, total)."""
+
+    def __init__(self) -> None:
+        self._counts: OrderedDict[Hashable, tuple[int, float, int]] = OrderedDict()
+
+    async def total(self, key: Hashable, version: int | None, count: Callable[[], Awaitable[int]]) -> int:
+        now = time.monotonic()
+        found = self._counts.get(key)
+        if version is not None and found is not None and found[0] == version and now - found[1] < STALE_AFTER:
+            self._counts.move_to_end(key)
+            return found[2]
+        total = await count()
+        if version is not None:
+            self._counts[key] = (version, now, total)
+            self._counts.move_to_end(key)
+            while len(self._counts) > KEPT_COUNTS:
+                self._counts.popitem(last=False)
+        return total
+
+
+_totals: WeakKeyDictionary[Database, Totals] = WeakKeyDictionary()
+
+
+def totals_of(database: Database) -> Totals:
+    found = _totals.get(database)
+    if found is None:
+        found = _totals[database] = Totals()
+    return found
+
+
+def seen_data_version() -> int | None:
+    """The data version of this request; None (count every time) when the call did not come through
+    the API's authentication, which reads it."""
+    return _seen_version.get()
