@@ -5,11 +5,12 @@ transaction as the write; every request reads that version with its token. A cou
 while the version it was taken at is still the current one, so totals are exact after every write
 made through the API, on every instance. A write that bypasses the library (the host's own SQL, a
 migration, another program) does not move the version: such a count is reused for at most
-`STALE_AFTER` seconds (docs/performance.md).
+`STALE_AFTER` seconds, plus the time the next count takes (docs/performance.md).
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
@@ -30,23 +31,47 @@ def note_data_version(version: object) -> None:
 
 
 class Totals:
-    """The counts of one database, newest use last; an entry is (data version, taken at, total)."""
+    """The counts of one database, newest use last; an entry is (data version, taken at, total).
+
+    One count runs at a time per key and version: requests that need the same count meanwhile wait
+    for it (after a write) or, when only the time bound ran out, keep the previous total until the
+    new one is there.
+    """
 
     def __init__(self) -> None:
         self._counts: OrderedDict[Hashable, tuple[int, float, int]] = OrderedDict()
+        self._running: dict[tuple[Hashable, int], asyncio.Future[int]] = {}
 
     async def total(self, key: Hashable, version: int | None, count: Callable[[], Awaitable[int]]) -> int:
-        now = time.monotonic()
+        if version is None:
+            return await count()
         found = self._counts.get(key)
-        if version is not None and found is not None and found[0] == version and now - found[1] < STALE_AFTER:
+        fresh = found is not None and time.monotonic() - found[1] < STALE_AFTER
+        if found is not None and found[0] == version and (fresh or (key, version) in self._running):
             self._counts.move_to_end(key)
             return found[2]
-        total = await count()
-        if version is not None:
-            self._counts[key] = (version, now, total)
-            self._counts.move_to_end(key)
-            while len(self._counts) > KEPT_COUNTS:
-                self._counts.popitem(last=False)
+        running = self._running.get((key, version))
+        if running is not None:
+            return await asyncio.shield(running)
+        return await self._count(key, version, count)
+
+    async def _count(self, key: Hashable, version: int, count: Callable[[], Awaitable[int]]) -> int:
+        future: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._running[(key, version)] = future
+        taken = time.monotonic()
+        try:
+            total = await count()
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # whoever waits sees it; nobody waiting is not an error of its own
+            raise
+        finally:
+            del self._running[(key, version)]
+        future.set_result(total)
+        self._counts[key] = (version, taken, total)
+        self._counts.move_to_end(key)
+        while len(self._counts) > KEPT_COUNTS:
+            self._counts.popitem(last=False)
         return total
 
 
