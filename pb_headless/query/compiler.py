@@ -91,7 +91,7 @@ class _Shape:
     def search_expressions(self, spec: ObjectSpec, dialect: str) -> tuple[sa.ColumnElement[Any], ...]:
         expressions = self._search.get(dialect)
         if expressions is None:
-            expressions = tuple(casefold(dialect, _as_text(spec.fields[name].column))
+            expressions = tuple(_as_text(spec.fields[name].column)
                                 for name in spec.searchable if name in spec.fields)
             self._search[dialect] = expressions
         return expressions
@@ -127,7 +127,7 @@ def _condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
         return field.column.is_(None) if value else field.column.is_not(None)
     column = _comparable(field)
     if operator == "like":
-        return _contains(casefold(dialect, _as_text(field.column)), _literal_text(value), dialect)
+        return _contains(_as_text(field.column), _literal_text(value), dialect)
     if operator in ("in", "nin"):
         values = [_bound(field, item, dialect) for item in value]
         return column.in_(values) if operator == "in" else column.not_in(values)
@@ -182,10 +182,20 @@ def _search(expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str],
     return clauses
 
 
-def _contains(folded: sa.ColumnElement[Any], pattern: sa.BindParameter[str],
+def _contains(text: sa.ColumnElement[Any], pattern: sa.BindParameter[str],
               dialect: str) -> sa.ColumnElement[Any]:
     """Case-insensitive "contains": both sides folded by the database, so they fold alike."""
-    return folded.like(casefold(dialect, pattern), escape=LIKE_ESCAPE)
+    folded_pattern = casefold(dialect, pattern)
+    folded = casefold(dialect, text).like(folded_pattern, escape=LIKE_ESCAPE)
+    if dialect != "sqlite":
+        return folded
+    # SQLite's own LIKE folds ASCII letters only, and the Unicode folding is a Python function called
+    # per row. The same answer, cheaper: SQLite's LIKE against the folded pattern decides every row
+    # of plain ASCII text, and only a row holding another character is folded by the function.
+    return sa.or_(text.like(folded_pattern, escape=LIKE_ESCAPE), sa.and_(text.op("GLOB")(_NOT_ASCII), folded))
+
+
+_NOT_ASCII = sa.literal_column("'*[^ -~]*'")  # GLOB: some character outside printable ASCII
 
 
 def _literal_text(text: str) -> sa.BindParameter[str]:

@@ -189,3 +189,28 @@ async def test_publishing_a_table_creates_the_indexes_its_api_tab_implies(site):
             "WHERE table_schema = DATABASE() AND table_name = 'notes'"
         )
     assert wanted <= {row[0] for row in rows}
+
+
+@pytest.mark.parametrize(
+    "words, expected",
+    [
+        ("STRASSE", ["Straße", "strasse"]),  # a row with ß is folded by the function, an ASCII one by SQLite
+        ("\u212a", ["kiosk"]),  # the Kelvin sign folds to an ASCII k
+        ("новости", ["Новости"]),
+        ("NEWS", ["news"]),
+    ],
+)
+async def test_on_sqlite_search_folds_ascii_and_other_rows_alike(
+    sqlite_database, host_factory, words, expected
+):
+    table = await create_table(sqlite_database, NOTES)
+    await ApiTabStore(sqlite_database).save(NOTES.name, TAB)
+    titles = ["Straße", "strasse", "kiosk", "Новости", "news", "other"]
+    await sqlite_database.execute(table.insert().values([{"title": title, "rank": 1} for title in titles]))
+    registry = ApiRegistry()
+    registry.add_source(ConstructorSource(lambda _: [NOTES]))
+    host = await host_factory(sqlite_database, registry)
+    host.headers = host.auth(await host.token("*"))
+    body = await listed(host, f"search={words}")
+    assert [record["title"] for record in body["data"]] == expected
+    assert body["meta"]["total"] == len(expected)
