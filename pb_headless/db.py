@@ -84,8 +84,6 @@ def prepare(database: Database) -> None:
     options.setdefault("factory", _CasefoldingConnection)
     # Writers queue for the write lock rather than fail: SQLite's 5 s default is short under load.
     options.setdefault("timeout", SQLITE_BUSY_TIMEOUT)
-    # Short reads run on the event loop's thread (pb_headless/sqlite_inline.py), not only aiosqlite's.
-    options.setdefault("check_same_thread", False)
     from pb_headless.sqlite_pool import keep_connections  # aiosqlite is there: this is SQLite
 
     keep_connections(backend)

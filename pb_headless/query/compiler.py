@@ -192,10 +192,12 @@ def _contains(text: sa.ColumnElement[Any], pattern: sa.BindParameter[str],
     # SQLite's own LIKE folds ASCII letters only, and the Unicode folding is a Python function called
     # per row. The same answer, cheaper: SQLite's LIKE against the folded pattern decides every row
     # of plain ASCII text, and only a row holding another character is folded by the function.
-    return sa.or_(text.like(folded_pattern, escape=LIKE_ESCAPE), sa.and_(text.op("GLOB")(_NOT_ASCII), folded))
+    return sa.or_(text.like(folded_pattern, escape=LIKE_ESCAPE), sa.and_(_not_ascii(text), folded))
 
 
-_NOT_ASCII = sa.literal_column("'*[^ -~]*'")  # GLOB: some character outside printable ASCII
+def _not_ascii(text: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
+    """More bytes than characters: some character outside ASCII (a linear test, unlike a GLOB class)."""
+    return sa.func.length(sa.cast(text, sa.LargeBinary())) != sa.func.length(text)
 
 
 def _literal_text(text: str) -> sa.BindParameter[str]:

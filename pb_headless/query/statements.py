@@ -25,7 +25,6 @@ from pb_headless.query.compiler import compile_list, compile_show, is_deferred
 from pb_headless.query.parameters import recording
 from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.registry.spec import ObjectSpec
-from pb_headless.sqlite_inline import run_briefly
 
 LIMIT, OFFSET = "limit", "offset"
 
@@ -254,9 +253,6 @@ async def _run(database: Database, style: str, sql: str, arguments: Any) -> Sequ
         async with lock:
             raw = connection.raw_connection
             if style == "qmark":
-                rows = run_briefly(raw, sql, arguments)
-                if rows is not None:
-                    return rows
                 return await raw.execute_fetchall(sql, arguments)  # type: ignore[no-any-return]
             if style == "dollar":
                 return await raw.fetch(sql, *arguments)  # type: ignore[no-any-return]
