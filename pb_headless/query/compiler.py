@@ -42,16 +42,22 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
     ).order_by(None)
     count = sa.select(sa.func.count()).select_from(filtered.subquery())
     orderings = [_ordering(order) for order in plan.order]
-    if is_deferred(spec, plan):
+    if is_deferred(spec, plan, dialect):
         return _deferred_page(spec, plan, filtered, orderings), count
     page = filtered.order_by(*orderings).limit(plan.limit).offset(plan.offset)
     return page, count
 
 
-def is_deferred(spec: ObjectSpec, plan: ListPlan) -> bool:
-    """A deep page is found by its keys first (a deferred join): a plain OFFSET would read every
-    skipped row in full, while the keys alone come from an index."""
-    return plan.offset >= DEFERRED_OFFSET and spec.query is None and len(spec.table.primary_key.columns) == 1
+def is_deferred(spec: ObjectSpec, plan: ListPlan, dialect: str) -> bool:
+    """Whether the page is found by its keys first (a deferred join). A deep page would otherwise
+    read every skipped row in full, while the keys alone come from an index; and MariaDB, which
+    cannot read an index backwards for a mixed order (`-published_at` with the key ascending), would
+    otherwise sort whole rows, TEXT columns included, instead of keys."""
+    if spec.query is not None or len(spec.table.primary_key.columns) != 1:
+        return False
+    if plan.offset >= DEFERRED_OFFSET:
+        return True
+    return dialect == "mysql" and any(order.field.column is not spec.pk.column for order in plan.order)
 
 
 def _deferred_page(spec: ObjectSpec, plan: ListPlan, filtered: sa.Select[Any],

@@ -105,7 +105,7 @@ def list_statements(
     database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
 ) -> ListStatements | None:
     """The page and count statements of this plan's shape, compiled on first use; None: not reusable."""
-    key = ("list", dialect, _shape_of(plan), is_deferred(spec, plan))
+    key = ("list", dialect, _shape_of(plan), is_deferred(spec, plan, dialect))
     return _cached(spec, key, lambda: _prepare_list(database, spec, plan, dialect))
 
 
@@ -193,11 +193,15 @@ def _slots(notes: Sequence[Any], values: Mapping[int | str, Any]) -> dict[str, t
 
 
 def _paging_slots(statement: sa.Select[Any], fixed: bool = False) -> dict[str, tuple[Any, Any]]:
-    """LIMIT and OFFSET: the plan's paging, or (`fixed`, show's LIMIT 1) the statement's own value."""
+    """LIMIT and OFFSET, wherever they are (a deferred page has them in its inner select): the
+    plan's paging, or (`fixed`, show's LIMIT 1) the statement's own value."""
     slots: dict[str, tuple[Any, Any]] = {}
-    for clause, slot in ((statement._limit_clause, LIMIT), (statement._offset_clause, OFFSET)):
-        if isinstance(clause, sa.BindParameter):
-            slots[clause.key] = (slot, None) if not fixed else (slot, _constant(clause.value))
+    for element in sa.sql.visitors.iterate(statement):
+        if not isinstance(element, sa.Select):
+            continue
+        for clause, slot in ((element._limit_clause, LIMIT), (element._offset_clause, OFFSET)):
+            if isinstance(clause, sa.BindParameter):
+                slots[clause.key] = (slot, None) if not fixed else (slot, _constant(clause.value))
     return slots
 
 
@@ -206,22 +210,27 @@ def _constant(value: Any) -> Callable[[Any], Any]:
 
 
 def _prepare(
-    database: Database, statement: sa.Select[Any], slots: Mapping[str, tuple[Any, Any]]
+    database: Database,
+    statement: sa.Select[Any],
+    slots: Mapping[str, tuple[Any, Any]],
+    constants: bool = False,
 ) -> Prepared | None:
+    """The statement compiled for the database's driver. Every parameter of the statement must have a
+    slot (unless `constants`: a fixed statement's own values are kept as they are); a parameter only
+    the dialect adds while compiling, such as SQLite's `OFFSET 0` after a LIMIT, is a constant."""
     dialect = dialect_of(database)
     compiled = statement.compile(dialect=dialect)
     if compiled.literal_execute_params or compiled.post_compile_params:
         return None  # rendered into the SQL text per execution: not reusable as compiled
+    in_statement = {parameter.key for parameter in _named_binds(statement)}
     names: dict[str, tuple[Any, Any]] = {}
     for parameter, name in compiled.bind_names.items():
         if parameter.key in slots:
             names[name] = slots[parameter.key]
-        elif parameter.callable is None:
-            # Not a plan value (every plan value was noted): a constant the dialect added, such as
-            # SQLite's `OFFSET 0` after a LIMIT.
+        elif parameter.callable is None and (constants or parameter.key not in in_statement):
             names[name] = (None, _constant(parameter.value))
         else:
-            return None
+            return None  # a value of the statement that no slot carries: run it the ordinary way
     processors = compiled._bind_processors
     style = {"qmark": "qmark", "pyformat": "dollar" if dialect.name == "postgresql" else "named"}.get(
         dialect.paramstyle
@@ -289,7 +298,7 @@ async def fetch_fixed(database: Database, statement: sa.Select[Any], values: Map
             for parameter in _named_binds(statement)
             if parameter.key in values
         }
-        prepared = compiled[id(statement)] = _prepare(database, statement, slots)
+        prepared = compiled[id(statement)] = _prepare(database, statement, slots, constants=True)
     if prepared is None:
         return [Row(row._mapping) for row in await database.fetch_all(statement, dict(values))]
     return [Row(row) for row in await prepared.fetch(database, prepared.arguments(values))]
