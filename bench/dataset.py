@@ -148,6 +148,9 @@ async def build_pb(kind: str, rows: int, work: Path) -> tuple[str, str]:
     finally:
         await database.disconnect()
     await _fill(url, kind, definition, generator().rows(rows))
+    if kind == "postgresql":
+        # A pool per worker smaller than asyncpg's default of 10: the server is shared.
+        url += "?min_size=2&max_size=8"
     return url, token
 
 

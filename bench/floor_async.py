@@ -18,7 +18,7 @@ import orjson
 
 URL = os.environ.get("FLOOR_URL", "postgresql://postgres@127.0.0.1:5432/pb_bench_floor_100000")
 KIND = "postgresql" if URL.startswith("postgresql") else "mariadb"
-POOL_SIZE = 10
+POOL_SIZE = 8  # as the pb_headless host's pool on PostgreSQL (bench/dataset.py)
 FIELDS = ("id", "title", "body", "category", "price", "published_at")
 FIELDSET = frozenset(FIELDS)
 OPS = {"_eq": "=", "_neq": "!=", "_gt": ">", "_gte": ">=", "_lt": "<", "_lte": "<="}

@@ -5,8 +5,8 @@ transaction as the write; every request reads that version with its token. A cou
 while the version it was taken at is still the current one, so totals are exact after every write
 made through the API, on every instance. A write that bypasses the library (the host's own SQL, a
 migration, another program) does not move the version: a count older than `STALE_AFTER` seconds
-is taken again in the background by the next request that needs it, and served from then on
-(docs/performance.md).
+(or 20 times as long as it took to count, when that is longer) is taken again in the background by
+the next request that needs it, and served from then on (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ from databases import Database
 log = logging.getLogger("pb_headless")
 
 STALE_AFTER = 5.0  # seconds a count may lag behind writes that bypass the library
+RECOUNT_FACTOR = 20   # a count that takes long is retaken at most every 20 times its duration
 KEPT_COUNTS = 1024  # distinct filtered counts kept per process and database
 
 _seen_version: ContextVar[int | None] = ContextVar("pb_data_version", default=None)
@@ -44,7 +45,7 @@ class Totals:
     """
 
     def __init__(self) -> None:
-        self._counts: OrderedDict[Hashable, tuple[int, float, int]] = OrderedDict()
+        self._counts: OrderedDict[Hashable, tuple[int, float, int, float]] = OrderedDict()
         self._running: dict[tuple[Hashable, int], asyncio.Future[int]] = {}
         self._background: set[asyncio.Task[int]] = set()
 
@@ -54,7 +55,8 @@ class Totals:
         found = self._counts.get(key)
         if found is not None and found[0] == version:
             self._counts.move_to_end(key)
-            if time.monotonic() - found[1] >= STALE_AFTER and (key, version) not in self._running:
+            age, took = time.monotonic() - found[1], found[3]
+            if age >= max(STALE_AFTER, RECOUNT_FACTOR * took) and (key, version) not in self._running:
                 self._recount_later(key, version, count)
             return found[2]
         running = self._running.get((key, version))
@@ -94,7 +96,7 @@ class Totals:
         finally:
             del self._running[(key, version)]
         future.set_result(total)
-        self._counts[key] = (version, taken, total)
+        self._counts[key] = (version, taken, total, time.monotonic() - taken)
         self._counts.move_to_end(key)
         while len(self._counts) > KEPT_COUNTS:
             self._counts.popitem(last=False)
