@@ -25,6 +25,8 @@ def _cells(x: dict[str, Any] | None) -> list[str]:
 
 
 def _ratio(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
+    if a and b and not b["rps"] and a["rps"]:
+        return "∞ (no answer within 10 s)"
     return f"{a['rps'] / b['rps']:.2f}×" if a and b and b["rps"] else "–"
 
 
@@ -100,3 +102,29 @@ def targets(results: dict[str, dict[str, dict[str, Any]]], meta: dict[str, Any])
                 + (f" ({x['lat_p50_us'] / 1000:.1f} ms)" if x else ""),
             )
     return out
+
+
+def main(directory: str) -> None:
+    """Rebuild a run's table from its figures: python -m bench.report /tmp/pb-bench/results/<run>."""
+    import json
+    from pathlib import Path
+
+    from bench.dataset import Expected
+    from bench.load import requests
+
+    folder = Path(directory)
+    meta = json.loads((folder / "meta.json").read_text())
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    for path in sorted(folder.glob("*.q*.json")):
+        system, label = path.name.split(".")[:2]
+        results.setdefault(system, {})[label] = json.loads(path.read_text())
+    reqs = requests(Expected(meta["rows"], 0, 0, min(12345, meta["rows"])))
+    text = table({s: results[s] for s in ("pb", "directus", "floor") if s in results}, reqs, meta)
+    (folder / "results.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1])
