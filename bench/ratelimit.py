@@ -123,7 +123,7 @@ async def redis_figures(url: str) -> None:
         await limiter.aclose()
         stale = [key async for key in admin.scan_iter(match=prefix + "*", count=1000)]
         for start_at in range(0, len(stale), 1000):
-            await admin.delete(*stale[start_at:start_at + 1000])
+            await admin.delete(*stale[start_at : start_at + 1000])
         await admin.aclose()
 
 

@@ -2,12 +2,8 @@
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import logging
 import sqlite3
-import weakref
-from collections.abc import AsyncIterator
 from datetime import UTC, datetime
 from typing import Any
 
@@ -69,14 +65,16 @@ def _casefold(value: object) -> object:
 
 
 def prepare(database: Database) -> None:
-    """Teach a SQLite database the case folding `like` and `search` need (`новости` finds `Новости`).
+    """Make the host's SQLite database fit for serving: Unicode case folding and kept-open connections.
 
-    `databases` opens a new aiosqlite connection per use and passes its options on to
-    `sqlite3.connect`, so a connection factory reaches every connection the host's database opens.
+    `databases` opens a new aiosqlite connection (and thread) per use and passes its options on to
+    `sqlite3.connect`, so a connection factory reaches every connection the host's database opens;
+    the pool is swapped for one that keeps released connections open for the next request.
     """
     if dialect_name(database) != "sqlite":
         return
-    pool = getattr(getattr(database, "_backend", None), "_pool", None)
+    backend = getattr(database, "_backend", None)
+    pool = getattr(backend, "_pool", None)
     options = getattr(pool, "_options", None)
     if options is None:
         log.warning("pb_headless: cannot install Unicode case folding on this SQLite backend")
@@ -84,6 +82,9 @@ def prepare(database: Database) -> None:
     options.setdefault("factory", _CasefoldingConnection)
     # Writers queue for the write lock rather than fail: SQLite's 5 s default is short under load.
     options.setdefault("timeout", SQLITE_BUSY_TIMEOUT)
+    from pb_headless.sqlite_pool import keep_connections  # aiosqlite is there: this is SQLite
+
+    keep_connections(backend)
 
 
 def casefold(database_dialect: str, expression: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
@@ -91,28 +92,3 @@ def casefold(database_dialect: str, expression: sa.ColumnElement[Any]) -> sa.Col
     if database_dialect == "sqlite":
         return sa.func.pb_casefold(expression)
     return sa.func.lower(expression)
-
-
-# SQLite writers of one process queue here, first come first served, before asking for the write
-# lock: SQLite's own busy handler retries with growing sleeps, and under many writers one of them can
-# starve past the database time limit while the others keep winning the lock.
-_sqlite_writers: weakref.WeakKeyDictionary[Database, asyncio.Lock] = weakref.WeakKeyDictionary()
-
-
-@contextlib.asynccontextmanager
-async def write_transaction(database: Database) -> AsyncIterator[None]:
-    """One write, all or nothing. SQLite takes its write lock up front (BEGIN IMMEDIATE): a deferred
-    transaction that reads first and writes later can deadlock against another writer and fail at once."""
-    if dialect_name(database) != "sqlite":
-        async with database.transaction():
-            yield
-        return
-    queue = _sqlite_writers.setdefault(database, asyncio.Lock())
-    async with queue, database.connection() as connection:
-        await connection.execute("BEGIN IMMEDIATE")
-        try:
-            yield
-        except BaseException:
-            await connection.execute("ROLLBACK")
-            raise
-        await connection.execute("COMMIT")

@@ -79,7 +79,9 @@ async def install(database: Database) -> None:
             await run_ddl(database, CreateTable(table, if_not_exists=True))
         for index in table.indexes:
             await _create_index(database, index)
-    await _insert_missing(database, state, "id", {1: {"id": 1, "version": 1}})
+    # Row 1: the version of tokens, settings and publications; row 2: the data version (records
+    # written through the library). Inserting a missing row is also how an older database gets row 2.
+    await _insert_missing(database, state, "id", {1: {"id": 1, "version": 1}, 2: {"id": 2, "version": 1}})
     await _insert_missing(
         database,
         settings,

@@ -1,7 +1,7 @@
 """Authentication: a request's headers in; the principal it runs as and the registry snapshot out.
 
 One query answers both what every request needs: the shared state version (which snapshot of the
-catalog and settings applies) and the token row (`TokenStore.lookup_with_version`). Then, in the
+catalog and settings applies) and the token row (`TokenStore.lookup_with_versions`). Then, in the
 order of docs/endpoints.md ("The order of checks"): the dormant rule, ambiguous headers (400), a
 missing token, a token that is not live, an acting user the host no longer knows. Every bad token
 gets one and the same 401 body, so a client cannot tell an unknown token from a disabled, expired,
@@ -22,6 +22,7 @@ from pb_headless.auth.credentials import read_token
 from pb_headless.auth.principal import Principal
 from pb_headless.errors import ApiError, Unauthorized
 from pb_headless.http.calls import maybe_await
+from pb_headless.query.totals import note_data_version
 from pb_headless.state import read_version
 from pb_headless.state.snapshot import Snapshot, SnapshotCache
 from pb_headless.tokens import TokenInfo, TokenStore, is_well_formed
@@ -87,7 +88,9 @@ class Authenticator:
     async def _look_up(self, plain: str | None) -> tuple[int, TokenInfo | None]:
         if plain is None or not is_well_formed(plain):  # no query for what cannot be a token
             return await read_version(self.database), None
-        return await self.tokens.lookup_with_version(plain)
+        lookup = await self.tokens.lookup_with_versions(plain)
+        note_data_version(lookup.data_version)  # which counts kept by this instance still hold
+        return lookup.version, lookup.token
 
     async def _acting_user(self, token: TokenInfo) -> Any:
         if token.user_id is None or self.user_loader is None:

@@ -16,6 +16,7 @@ from collections.abc import Awaitable, Callable, Iterable
 import sqlalchemy as sa
 from databases import Database
 
+from pb_headless.constructor.indexes import ensure_indexes
 from pb_headless.constructor.model import ApiTab, ConstructorTable
 from pb_headless.constructor.publishing import declaration_for
 from pb_headless.constructor.store import ApiTabStore
@@ -54,6 +55,8 @@ class ConstructorSource:
                           published[name].source.name)
                 continue
             if await _is_in_database(database, table, declaration):
+                assert declaration.table is not None
+                await ensure_indexes(database, table, declaration.table, tabs.get(table.name, ApiTab()))
                 published[name] = declaration
         return published
 

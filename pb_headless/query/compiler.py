@@ -17,6 +17,7 @@ import sqlalchemy as sa
 from pb_headless.db import casefold
 from pb_headless.fields import FieldKind
 from pb_headless.query.operators import Operator
+from pb_headless.query.parameters import record_parameter
 from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
@@ -24,6 +25,7 @@ from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 LIKE_ESCAPE = "!"
 RELATION_KEY = "pb_relation_key"  # the label of the matched remote column in a relation's rows
 RELATION_POSITION = "pb_relation_position"  # a to-many row's place among the rows of its key
+DEFERRED_OFFSET = 1000  # from this offset on, a page is read through a deferred join
 
 _COMPARISONS: dict[Operator, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
     Operator.EQ: eq, Operator.NE: ne, Operator.GT: gt, Operator.GTE: ge, Operator.LT: lt, Operator.LTE: le,
@@ -42,9 +44,34 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
         *_search(shape.search_expressions(spec, dialect), plan.search, dialect),
     ).order_by(None)
     count = sa.select(sa.func.count()).select_from(filtered.subquery())
-    ordered = filtered.order_by(*(_ordering(order) for order in plan.order))
-    page = ordered.limit(plan.limit).offset(plan.offset)
+    orderings = [_ordering(order) for order in plan.order]
+    if is_deferred(spec, plan, dialect):
+        return _deferred_page(spec, plan, filtered, orderings), count
+    page = filtered.order_by(*orderings).limit(plan.limit).offset(plan.offset)
     return page, count
+
+
+def is_deferred(spec: ObjectSpec, plan: ListPlan, dialect: str) -> bool:
+    """Whether the page is found by its keys first (a deferred join). A deep page would otherwise
+    read every skipped row in full, while the keys alone come from an index; and MariaDB, which
+    cannot read an index backwards for a mixed order (`-published_at` with the key ascending), would
+    otherwise sort whole rows, TEXT columns included, instead of keys."""
+    if spec.query is not None or len(spec.table.primary_key.columns) != 1:
+        return False
+    if plan.offset >= DEFERRED_OFFSET:
+        return True
+    return dialect == "mysql" and any(order.field.column is not spec.pk.column for order in plan.order)
+
+
+def _deferred_page(spec: ObjectSpec, plan: ListPlan, filtered: sa.Select[Any],
+                   orderings: Sequence[sa.UnaryExpression[Any]]) -> sa.Select[Any]:
+    """`SELECT … FROM t JOIN (SELECT key FROM t WHERE … ORDER BY … LIMIT … OFFSET …) ON key`: a join
+    rather than `key IN (…)`, which MariaDB refuses with a LIMIT inside."""
+    key = spec.pk.column
+    keys = filtered.with_only_columns(key).order_by(*orderings).limit(plan.limit).offset(plan.offset)
+    found = keys.subquery("pb_page")
+    joined = spec.table.join(found, key == found.c[key.name])
+    return sa.select(*_columns(spec, plan)).select_from(joined).order_by(*orderings)
 
 
 def compile_show(spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str) -> sa.Select[Any]:
@@ -94,7 +121,7 @@ class _Shape:
     def search_expressions(self, spec: ObjectSpec, dialect: str) -> tuple[sa.ColumnElement[Any], ...]:
         expressions = self._search.get(dialect)
         if expressions is None:
-            expressions = tuple(casefold(dialect, _as_text(spec.fields[name]))
+            expressions = tuple(_as_text(spec.fields[name])
                                 for name in spec.searchable if name in spec.fields)
             self._search[dialect] = expressions
         return expressions
@@ -130,7 +157,7 @@ def _condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
         return field.column.is_(None) if value else field.column.is_not(None)
     column = _comparable(field)
     if operator is Operator.LIKE:
-        return _contains(casefold(dialect, _as_text(field)), _literal_text(value), dialect)
+        return _contains(_as_text(field), _literal_text(value), dialect)
     if operator in (Operator.IN, Operator.NIN):
         values = [_bound(field, item, dialect) for item in value]
         return column.in_(values) if operator is Operator.IN else column.not_in(values)
@@ -153,14 +180,26 @@ def _bound(field: FieldSpec, value: Any, dialect: str) -> sa.ColumnElement[Any]:
         # asyncpg types a parameter after the column (int4, float4) and fails on a wider value;
         # a widened parameter lets PostgreSQL compare across the integer and float types instead.
         if kind is FieldKind.INTEGER:
-            return sa.cast(sa.literal(value, sa.BigInteger()), sa.BigInteger())
+            return sa.cast(_param(value, sa.BigInteger()), sa.BigInteger())
         if kind is FieldKind.FLOAT:
-            return sa.cast(sa.literal(value, sa.Double()), sa.Double())
+            return sa.cast(_param(value, sa.Double()), sa.Double())
     if _compares_as_text(field):
-        return sa.literal(value, sa.String())
+        return _param(value, sa.String())
     if kind is FieldKind.DATETIME and not field.description.timezone:
-        value = value.replace(tzinfo=None)  # planned values are UTC; naive columns store naive UTC
-    return sa.literal(value, field.column.type)
+        return _param(value, field.column.type, _naive)  # planned values are UTC; naive columns store naive UTC
+    return _param(value, field.column.type)
+
+
+def _naive(value: Any) -> Any:
+    return value.replace(tzinfo=None)
+
+
+def _param(value: Any, type_: Any, convert: Callable[[Any], Any] | None = None) -> sa.BindParameter[Any]:
+    """Every value a plan puts into SQL passes here: a bound parameter, noted for the statement cache
+    (pb_headless/query/statements.py), which then runs the compiled SQL again with other values."""
+    parameter = sa.literal(convert(value) if convert else value, type_)
+    record_parameter(parameter, value, convert)
+    return parameter
 
 
 def _search(expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str],
@@ -173,17 +212,33 @@ def _search(expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str],
     return clauses
 
 
-def _contains(folded: sa.ColumnElement[Any], pattern: sa.BindParameter[str],
+def _contains(text: sa.ColumnElement[Any], pattern: sa.BindParameter[str],
               dialect: str) -> sa.ColumnElement[Any]:
     """Case-insensitive "contains": both sides folded by the database, so they fold alike."""
-    return folded.like(casefold(dialect, pattern), escape=LIKE_ESCAPE)
+    folded_pattern = casefold(dialect, pattern)
+    folded = casefold(dialect, text).like(folded_pattern, escape=LIKE_ESCAPE)
+    if dialect != "sqlite":
+        return folded
+    # SQLite's own LIKE folds ASCII letters only, and the Unicode folding is a Python function called
+    # per row. The same answer, cheaper: SQLite's LIKE against the folded pattern decides every row
+    # of plain ASCII text, and only a row holding another character is folded by the function.
+    return sa.or_(text.like(folded_pattern, escape=LIKE_ESCAPE), sa.and_(_not_ascii(text), folded))
+
+
+def _not_ascii(text: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
+    """More bytes than characters: some character outside ASCII (a linear test, unlike a GLOB class)."""
+    return sa.func.length(sa.cast(text, sa.LargeBinary())) != sa.func.length(text)
 
 
 def _literal_text(text: str) -> sa.BindParameter[str]:
     """`%text%` where `%`, `_` and the escape character itself match only literally."""
+    return _param(text, sa.String(), contains_pattern)
+
+
+def contains_pattern(text: str) -> str:
     escaped = (text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", f"{LIKE_ESCAPE}%")
                .replace("_", f"{LIKE_ESCAPE}_"))
-    return sa.bindparam(None, f"%{escaped}%", type_=sa.String())
+    return f"%{escaped}%"
 
 
 def _as_text(field: FieldSpec) -> sa.ColumnElement[Any]:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 from databases import Database
@@ -12,6 +13,8 @@ from pb_headless.query.compiler import RELATION_KEY, compile_list, compile_show,
 from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.query.render import Row, render_record
+from pb_headless.query.statements import Prepared, list_statements, plan_values, show_statement
+from pb_headless.query.totals import seen_data_version, totals_of
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
 
 # Relation name → primary keys of the records whose to-many relation shows only its first records.
@@ -23,14 +26,27 @@ async def fetch_list(database: Database, spec: ObjectSpec, plan: ListPlan,
     """The page of records, the total number of matching records, and the to-many relations cut."""
     if plan.details:
         raise ValidationFailed(plan.details)
-    page, count = compile_list(spec, plan, dialect)
-    rows = await database.fetch_all(page) if plan.limit > 0 else []
+    prepared = list_statements(database, spec, plan, dialect)
+    if prepared is None:
+        page, count = compile_list(spec, plan, dialect)
+        fetch_page = functools.partial(database.fetch_all, page)
+        count_all = functools.partial(_count, database, count)
+        count_key: Hashable = None
+    else:
+        values = plan_values(plan)
+        fetch_page = functools.partial(prepared.page.fetch, database, prepared.page.arguments(values))
+        count_arguments = prepared.count.arguments(values)
+        count_all = functools.partial(_count_prepared, database, prepared.count, count_arguments)
+        count_key = (prepared.count.sql, _hashable(count_arguments))
+    rows: Sequence[Row] = await fetch_page() if plan.limit > 0 else []
     if rows and len(rows) < plan.limit:
         total = plan.offset + len(rows)  # a short, non-empty page is the last one: no count needed
     elif not rows and plan.offset == 0 and plan.limit > 0:
         total = 0
+    elif count_key is None:
+        total = await count_all()
     else:
-        total = int(await database.fetch_val(count) or 0)
+        total = await totals_of(database).total(count_key, seen_data_version(), count_all)
     records = [render_record(row, plan.fields) for row in rows]
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
     return records, total, truncated
@@ -44,12 +60,30 @@ async def fetch_one(database: Database, spec: ObjectSpec, plan: ShowPlan, pk_raw
         pk_value = convert(spec.pk, pk_raw)
     except ConversionError:
         return None, {}
-    row = await database.fetch_one(compile_show(spec, plan, pk_value, dialect))
+    prepared = show_statement(database, spec, plan, pk_value, dialect)
+    if prepared is None:
+        row: Row | None = await database.fetch_one(compile_show(spec, plan, pk_value, dialect))
+    else:
+        rows = await prepared.fetch(database, prepared.arguments(plan_values(plan, pk_value)))
+        row = rows[0] if rows else None
     if row is None:
         return None, {}
     record = render_record(row, plan.fields)
     truncated = await _attach_relations(database, plan.relations, [row], [record], spec.pk.name)
     return record, truncated
+
+
+async def _count(database: Database, count: Any) -> int:
+    return int(await database.fetch_val(count) or 0)
+
+
+async def _count_prepared(database: Database, count: Prepared, arguments: Any) -> int:
+    rows = await count.fetch(database, arguments)
+    return int(next(iter(rows[0].values())) or 0) if rows else 0
+
+
+def _hashable(arguments: Any) -> Hashable:
+    return tuple(sorted(arguments.items())) if isinstance(arguments, dict) else tuple(arguments)
 
 
 async def _attach_relations(database: Database, relations: Sequence[RelationSpec], rows: Sequence[Row],

@@ -5,6 +5,6 @@ Only the version is imported here; `pb_headless.state.snapshot` imports the regi
 which themselves bump the version.
 """
 
-from pb_headless.state.version import bump_version, read_version
+from pb_headless.state.version import bump_data_version, bump_version, read_data_version, read_version
 
-__all__ = ["bump_version", "read_version"]
+__all__ = ["bump_data_version", "bump_version", "read_data_version", "read_version"]

@@ -19,3 +19,27 @@ async def read_version(database: Database) -> int:
 async def bump_version(database: Database) -> None:
     """Tell every instance that tokens, settings or published tables changed."""
     await database.execute(_BUMP_VERSION)
+
+
+# Row 2 moves on every write made through the library (records created, updated, deleted), so each
+# instance knows when a count it kept is out of date (pb_headless/query/totals.py).
+DATA_VERSION_ID = 2
+_READ_DATA_VERSION = sa.select(state.c.version).where(state.c.id == DATA_VERSION_ID)
+_BUMP_DATA_VERSION = (
+    state.update().where(state.c.id == DATA_VERSION_ID).values(version=state.c.version + 1)
+)
+
+
+def data_version_column() -> sa.ScalarSelect[int]:
+    """The data version as a column, to read it in the same query as something else."""
+    return _READ_DATA_VERSION.scalar_subquery()
+
+
+async def read_data_version(database: Database) -> int | None:
+    version = await database.fetch_val(_READ_DATA_VERSION)
+    return None if version is None else int(version)
+
+
+async def bump_data_version(database: Database) -> None:
+    """Tell every instance that published rows changed (inside the write's own transaction)."""
+    await database.execute(_BUMP_DATA_VERSION)

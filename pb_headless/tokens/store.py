@@ -14,11 +14,27 @@ from databases import Database
 from pb_headless.db import as_aware, to_naive_utc, utcnow
 from pb_headless.scopes import is_valid_scope
 from pb_headless.state import bump_version
+from pb_headless.query.statements import fetch_fixed
+from pb_headless.state.version import data_version_column
 from pb_headless.tables import state, tokens
 from pb_headless.tokens.format import display_prefix, generate, hash_token
 
 LAST_USED_RESOLUTION = timedelta(minutes=1)
+
+# The statement every request runs: one module constant, so it is compiled once per database.
+_VERSIONS_AND_TOKEN = (
+    sa.select(state.c.version.label("pb_version"), data_version_column().label("pb_data_version"), *tokens.c)
+    .select_from(state.outerjoin(tokens, tokens.c.token_hash == sa.bindparam("token_hash", type_=sa.String())))
+    .where(state.c.id == 1)
+)
 NAME_MAX_LENGTH = 100
+
+
+@dataclass(frozen=True, slots=True)
+class TokenLookup:
+    version: int  # the shared state version
+    data_version: int | None  # moves with every write through the library (None before it exists)
+    token: TokenInfo | None
 
 
 class TokenError(ValueError):
@@ -201,18 +217,19 @@ class TokenStore:
 
     async def lookup(self, plain: str) -> TokenInfo | None:
         """The token a plain value belongs to (live or not), or None."""
-        return (await self.lookup_with_version(plain))[1]
+        return (await self.lookup_with_versions(plain)).token
 
-    async def lookup_with_version(self, plain: str) -> tuple[int, TokenInfo | None]:
-        """The shared state version and the token of a plain value, in one round trip: what every
-        request needs before anything else (the version says which compiled snapshot applies)."""
-        joined = state.outerjoin(tokens, tokens.c.token_hash == hash_token(plain))
-        query = sa.select(state.c.version.label("pb_version"), *tokens.c).select_from(joined)
-        row = await self.database.fetch_one(query.where(state.c.id == 1))
-        if row is None:  # not installed: no version, no token
-            return 0, None
-        found = row._mapping
-        return int(found["pb_version"]), token_from_row(found) if found["id"] is not None else None
+    async def lookup_with_versions(self, plain: str) -> TokenLookup:
+        """The token of a plain value and the two shared versions, in one round trip: what every
+        request needs before anything else (which compiled snapshot applies, which kept counts hold).
+        The statement is compiled once per database (`query/statements.py`)."""
+        rows = await fetch_fixed(self.database, _VERSIONS_AND_TOKEN, {"token_hash": hash_token(plain)})
+        if not rows:  # not installed: no version, no token
+            return TokenLookup(0, None, None)
+        found = rows[0]
+        data_version = found["pb_data_version"]
+        return TokenLookup(int(found["pb_version"]), None if data_version is None else int(data_version),
+                           token_from_row(found) if found["id"] is not None else None)
 
     async def touch(self, token: TokenInfo, now: datetime | None = None) -> None:
         """Record use, at most once a minute per token (the WHERE keeps concurrent writers to one)."""

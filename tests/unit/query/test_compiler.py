@@ -174,7 +174,8 @@ def test_a_to_many_relation_keeps_its_first_rows_per_key_by_one_window_on_every_
 def test_like_and_search_escape_with_an_explicit_character_on_every_dialect(article_spec: ObjectSpec) -> None:
     plan = plan_list(article_spec, parse_query([("filter[title][like]", "a"), ("search", "b")]))
     for dialect in DIALECTS:
-        assert sql(compile_list(article_spec, plan, dialect)[0], dialect).count("ESCAPE '!'") == 3
+        text = sql(compile_list(article_spec, plan, dialect)[0], dialect)
+        assert text.count(" LIKE ") == text.count("ESCAPE '!'") >= 3  # every LIKE, SQLite's two per field too
 
 
 def test_case_folding_uses_the_database_function_of_each_dialect(article_spec: ObjectSpec) -> None:

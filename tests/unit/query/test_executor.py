@@ -32,6 +32,13 @@ class CountingDatabase:
         self.statements += 1
         return await self.database.fetch_val(statement)
 
+    def connection(self) -> Any:
+        self.statements += 1  # a statement compiled once runs on the request's connection itself
+        return self.database.connection()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.database, name)
+
 
 @pytest.fixture
 async def database(sqlite_url: str) -> AsyncIterator[CountingDatabase]:

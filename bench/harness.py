@@ -1,0 +1,169 @@
+"""`bash bench/run`: pb_headless against Directus tuned and the floor, on the same rows and load.
+
+    bash bench/run                              # SQLite, 100,000 rows: pb, Directus tuned, floor
+    bash bench/run --rows 1000000               # the 1,000,000-row targets
+    bash bench/run --database postgresql        # pb and the asyncpg floor (no Directus)
+    bash bench/run --database mariadb           # pb and the aiomysql floor
+    bash bench/run --systems pb --duration 5    # a quick look at pb alone
+
+Each system is started alone on loopback, every answer is checked (status 200, 20 rows, the right
+total), then each request gets a warm-up and a measured `wrk -t2 -c16` run. The table goes to the
+terminal and, with the raw figures, to the run's directory under /tmp/pb-bench/results/.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import sys
+import time
+from datetime import UTC, datetime
+from pathlib import Path
+
+from bench import dataset, load, report, servers
+from bench.kit import KitMissing, kit_dir
+
+WORK = Path(os.environ.get("PB_BENCH_WORK", "/tmp/pb-bench"))
+
+
+def arguments(argv: list[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="bench/run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--database", choices=("sqlite", "postgresql", "mariadb"), default="sqlite")
+    parser.add_argument("--rows", type=int, default=100_000)
+    parser.add_argument(
+        "--systems",
+        default="pb,directus,floor",
+        help="comma list of pb, directus, floor (Directus runs on SQLite only)",
+    )
+    parser.add_argument("--server", choices=tuple(servers.SERVERS), default="uvicorn")
+    parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="pb workers (one per core)")
+    parser.add_argument(
+        "--floor-workers", type=int, default=1, help="the floor's workers (the kit runs it with one)"
+    )
+    parser.add_argument("--duration", type=int, default=15)
+    parser.add_argument("--warmup", type=int, default=3)
+    parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--threads", type=int, default=2)
+    parser.add_argument("--only", default="", help="comma list of request labels (q0_ping … q6_total)")
+    parser.add_argument("--reuse", action="store_true", help="reuse the databases of the previous run")
+    return parser.parse_args(argv)
+
+
+def main(argv: list[str]) -> int:
+    args = arguments(argv)
+    try:
+        kit_dir()
+    except KitMissing as error:
+        print(f"bench/run: {error}", file=sys.stderr)
+        return 2
+    wanted = [name.strip() for name in args.systems.split(",") if name.strip()]
+    if args.database != "sqlite" and "directus" in wanted:
+        wanted.remove("directus")
+        print(
+            "bench/run: Directus is measured on SQLite only; the targets on this database are against "
+            "its floor",
+            file=sys.stderr,
+        )
+    work = WORK / f"{args.database}-{args.rows}"
+    started = datetime.now(UTC).strftime("%Y-%m-%d %H:%M")
+    prepared_file = work / "prepared.json"
+    if args.reuse and prepared_file.is_file():
+        raw = json.loads(prepared_file.read_text())
+        raw["expected"] = dataset.Expected(**raw["expected"])
+        prepared = dataset.Prepared(**raw)
+    else:
+        print(f"[bench] building {args.rows:,} rows on {args.database} in {work} …", file=sys.stderr)
+        prepared = asyncio.run(dataset.prepare(args.database, args.rows, work, "directus" in wanted))
+    out = WORK / "results" / f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{args.database}-{args.rows}"
+    out.mkdir(parents=True, exist_ok=True)
+    plan = load.Load(args.threads, args.connections, args.duration, args.warmup)
+    reqs = load.requests(prepared.expected)
+    if args.only:
+        keep = set(args.only.split(","))
+        reqs = [r for r in reqs if r.label in keep]
+    results: dict[str, dict[str, dict]] = {}
+    for name in wanted:
+        system = _system(name, prepared, args, work)
+        if system is None:
+            continue
+        results[name] = _run_system(system, prepared, reqs, plan, out)
+    meta = {
+        "database": args.database,
+        "rows": args.rows,
+        "threads": args.threads,
+        "connections": args.connections,
+        "duration": args.duration,
+        "server": args.server,
+        "workers": args.workers,
+        "floor_workers": args.floor_workers,
+        "cores": os.cpu_count(),
+        "started": started,
+    }
+    text = report.table(results, reqs, meta)
+    (out / "results.md").write_text(text)
+    (out / "meta.json").write_text(json.dumps(meta))
+    print(text)
+    print(f"[bench] figures in {out}", file=sys.stderr)
+    return 0
+
+
+def _system(
+    name: str, prepared: dataset.Prepared, args: argparse.Namespace, work: Path
+) -> servers.System | None:
+    if name == "pb":
+        return servers.pb_system(prepared.pb_url, args.workers, args.server)
+    if name == "floor":
+        return servers.floor_system(prepared.database, prepared.floor_url, args.floor_workers)
+    if name == "directus":
+        if prepared.directus_db is None:
+            print(
+                "[bench] Directus is not set up (no /tmp/peer-directus): run "
+                f"bash {kit_dir()}/peer-directus/setup.sh; measuring without it",
+                file=sys.stderr,
+            )
+            return None
+        return servers.directus_system(prepared.directus_db, work)
+    raise SystemExit(f"bench/run: unknown system {name!r}")
+
+
+def _run_system(
+    system: servers.System, prepared: dataset.Prepared, reqs: list[load.Request], plan: load.Load, out: Path
+) -> dict[str, dict]:
+    token = prepared.pb_token if system.name == "pb" else prepared.kit_token
+    print(f"[bench] start {system.name}", file=sys.stderr)
+    system.start(out / f"{system.name}.log")
+    results = {}
+    try:
+        idle = system.rss_kib()
+        for request in reqs:
+            url = system.base + load.path_of(system, request.label, prepared.expected)
+            load.check(system, request.label, url, token, prepared.expected)
+            result = load.measure(
+                system, request.label, url, token if request.authorized else None, plan, out
+            )
+            result["rss_idle_kib"] = idle
+            results[request.label] = result
+            print(
+                f"  {system.name:8s} {request.label:15s} {result['rps']:9.1f} rps  "
+                f"p50 {result['lat_p50_us'] / 1000:7.2f} ms  p99 {result['lat_p99_us'] / 1000:7.2f} ms  "
+                f"cpu {result['cpu_us_per_request'] or 0:9.0f} µs/req  "
+                f"rss {result['rss_kib'] / 1024:4.0f} MiB  "
+                f"non-2xx {result['err_status']}  load {result['load_average']}",
+                file=sys.stderr,
+            )
+            if result["err_status"] or result["err_timeout"]:
+                print(
+                    f"  !! {result['err_status']} non-2xx, {result['err_timeout']} timeouts", file=sys.stderr
+                )
+    finally:
+        system.stop()
+        time.sleep(1)
+    return results
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

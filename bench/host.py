@@ -1,0 +1,52 @@
+"""The benchmark's host: a content site that mounts the API at /api/pb/v1, as a production host would.
+
+It publishes the constructor table `articles` through its API tab (see bench/dataset.py) and nothing
+else. The rate limit is raised out of the way: wrk sends every request from one address, and the
+benchmark measures serving, not refusing.
+
+    PB_BENCH_URL=sqlite:////tmp/pb-bench/sqlite-100000/pb.db uvicorn bench.host:app --workers 2
+"""
+
+from __future__ import annotations
+
+import os
+from contextlib import asynccontextmanager
+
+from databases import Database
+from starlette.applications import Starlette
+from starlette.responses import PlainTextResponse
+from starlette.routing import Mount, Route
+
+from bench.dataset import ARTICLES
+from pb_headless import ApiRegistry, CORSMiddleware, HeadlessAPI
+from pb_headless.constructor import ConstructorSource
+
+RATE_LIMIT = 1_000_000_000
+
+
+async def load_tables(_: Database) -> list:
+    return [ARTICLES]
+
+
+def create_app(url: str) -> CORSMiddleware:
+    database = Database(url)
+    registry = ApiRegistry()
+    registry.add_source(ConstructorSource(load_tables))
+    api = HeadlessAPI(database, registry, rate_limit=RATE_LIMIT)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette):
+        await database.connect()
+        await api.startup()
+        yield
+        await api.shutdown()
+        await database.disconnect()
+
+    async def home(_):
+        return PlainTextResponse("bench host")
+
+    site = Starlette(routes=[Route("/", home), Mount("/api/pb/v1", app=api)], lifespan=lifespan)
+    return CORSMiddleware(site, api=api)
+
+
+app = create_app(os.environ.get("PB_BENCH_URL", "sqlite:////tmp/pb-bench/sqlite-100000/pb.db"))

@@ -1,0 +1,179 @@
+"""The six requests (plus the HTTP floor), the check of every answer, and one wrk run per request."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import time
+import urllib.request
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from bench.dataset import Expected
+from bench.servers import CLK_TCK, System
+
+HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Request:
+    label: str
+    title: str
+    authorized: bool = True
+
+
+def requests(expected: Expected) -> list[Request]:
+    offset = expected.rows * 9 // 10
+    return [
+        Request("q0_ping", "0. ping (pb /health runs SELECT 1)", authorized=False),
+        Request("q1_list", "1. list limit=20"),
+        Request("q2_filter_sort", "2. filter category=c7, sort -published_at"),
+        Request("q3_search", "3. search=lorem"),
+        Request("q4_show", f"4. show record {expected.record_id}"),
+        Request("q5_offset", f"5. offset={offset}"),
+        Request("q6_total", "6. list with total count"),
+    ]
+
+
+def path_of(system: System, label: str, expected: Expected) -> str:
+    """The request's address on this system (pb's filter/sort/search syntax, or Directus')."""
+    listing = system.prefix + system.list_path
+    pb = system.name == "pb"
+    offset = expected.rows * 9 // 10
+    return {
+        "q0_ping": system.ping,
+        "q1_list": f"{listing}?limit=20",
+        "q2_filter_sort": f"{listing}?"
+        + (
+            "filter[category]=c7&sort=-published_at&limit=20"
+            if pb
+            else "filter[category][_eq]=c7&sort=-published_at&limit=20"
+        ),
+        "q3_search": f"{listing}?search=lorem&limit=20",
+        "q4_show": f"{system.prefix}{system.record_path}{expected.record_id}",
+        "q5_offset": f"{listing}?limit=20&offset={offset}",
+        "q6_total": f"{listing}?limit=20" + ("" if pb else "&meta=total_count"),
+    }[label]
+
+
+def fetch(url: str, token: str | None) -> tuple[int, Any]:
+    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+    try:
+        with urllib.request.urlopen(request, timeout=120) as response:
+            body = response.read()
+            return response.status, json.loads(body) if body[:1] in (b"{", b"[") else body
+    except urllib.error.HTTPError as error:
+        return error.code, error.read()[:300]
+
+
+def check(system: System, label: str, url: str, token: str, expected: Expected) -> None:
+    """Status 200, the right rows, the right total: a fast wrong answer is not a result."""
+    status, body = fetch(url, token if label != "q0_ping" else None)
+    problems = [] if status == 200 else [f"HTTP {status}: {body!r}"]
+    if status == 200 and label != "q0_ping":
+        problems += _problems(system, label, body, expected)
+    if problems:
+        raise AssertionError(f"{system.name} {label} {url}: " + "; ".join(problems))
+
+
+def _problems(system: System, label: str, body: Any, expected: Expected) -> list[str]:
+    data = body.get("data")
+    if label == "q4_show":
+        return [] if isinstance(data, dict) and data.get("id") == expected.record_id else [f"record {data!r}"]
+    out = [] if isinstance(data, list) and len(data) == 20 else [f"{len(data or [])} rows, not 20"]
+    if label == "q2_filter_sort" and data:
+        if any(row["category"] != "c7" for row in data):
+            out.append("a row outside category c7")
+        stamps = [row["published_at"] for row in data]
+        if stamps != sorted(stamps, reverse=True):
+            out.append("not sorted by published_at descending")
+    if (
+        label == "q3_search"
+        and data
+        and not all("lorem" in (row["title"] + row["body"] + row["category"]).lower() for row in data)
+    ):
+        out.append("a row without 'lorem'")
+    if label == "q5_offset" and data and data[0]["id"] != expected.rows * 9 // 10 + 1:
+        out.append(f"first id {data[0]['id']}")
+    want_total = {
+        "q1_list": expected.rows,
+        "q2_filter_sort": expected.category_c7,
+        "q3_search": expected.search_lorem,
+        "q5_offset": expected.rows,
+        "q6_total": expected.rows,
+    }
+    if system.name == "pb":
+        total = body.get("meta", {}).get("total")
+        if total != want_total[label]:
+            out.append(f"meta.total {total}, expected {want_total[label]}")
+    elif label == "q6_total":
+        total = body.get("meta", {}).get("total_count")
+        if total != expected.rows:
+            out.append(f"total_count {total}, expected {expected.rows}")
+    return out
+
+
+@dataclass(frozen=True)
+class Load:
+    threads: int = 2
+    connections: int = 16
+    duration: int = 15
+    warmup: int = 3
+    drain: float = 2.0
+
+
+def measure(system: System, label: str, url: str, token: str | None, load: Load, out: Path) -> dict[str, Any]:
+    """A warm-up, then the measured wrk run with the server's CPU time and the machine's load around it."""
+    headers = ["-H", f"Authorization: Bearer {token}"] if token else []
+    base = [
+        "wrk",
+        f"-t{load.threads}",
+        f"-c{load.connections}",
+        "--timeout",
+        "10s",
+        "-s",
+        str(HERE / "wrk_report.lua"),
+        *headers,
+        url,
+    ]
+    env = {**os.environ, "WRK_OUT": "/dev/null"}
+    subprocess.run(
+        [*base[:3], f"-d{load.warmup}s", *base[3:]],
+        env=env,
+        check=True,
+        stdout=subprocess.DEVNULL,
+        timeout=load.warmup + 60,
+    )
+    time.sleep(load.drain)
+    result_file = out / f"{system.name}.{label}.json"
+    load_average = _load_average()
+    ticks = system.cpu_ticks()
+    started = time.monotonic()
+    subprocess.run(
+        [*base[:3], f"-d{load.duration}s", "--latency", *base[3:]],
+        env={**os.environ, "WRK_OUT": str(result_file)},
+        check=True,
+        stdout=subprocess.DEVNULL,
+        timeout=load.duration + 60,
+    )
+    elapsed = time.monotonic() - started
+    ticks = system.cpu_ticks() - ticks
+    result = json.loads(result_file.read_text())
+    result.update(
+        label=label,
+        system=system.name,
+        url=url,
+        load_average=load_average,
+        cpu_us_per_request=(ticks / CLK_TCK * 1e6 / result["requests"]) if result["requests"] else None,
+        server_cpu_pct=round(100 * ticks / CLK_TCK / elapsed, 1),
+        rss_kib=system.rss_kib(),
+        rss_peak_kib=system.rss_kib("VmHWM"),
+    )
+    result_file.write_text(json.dumps(result))
+    return result
+
+
+def _load_average() -> str:
+    return " ".join(Path("/proc/loadavg").read_text().split()[:3])

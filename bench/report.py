@@ -1,0 +1,130 @@
+"""One table for a run: rps, p50, p99, server CPU µs per request for each system, the ratios, RSS,
+the machine's load average, and each target of the benchmark marked met or not."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.load import Request
+
+FRAMEWORK_BOUND = ("q1_list", "q4_show", "q3_search")
+SIX = ("q1_list", "q2_filter_sort", "q3_search", "q4_show", "q5_offset", "q6_total")
+LARGE = ("q6_total", "q2_filter_sort", "q5_offset", "q3_search")
+
+
+def _cells(x: dict[str, Any] | None) -> list[str]:
+    if not x:
+        return ["–"] * 4
+    cpu = x.get("cpu_us_per_request")
+    return [
+        f"{x['rps']:,.0f}" if x["rps"] >= 100 else f"{x['rps']:.1f}",
+        f"{x['lat_p50_us'] / 1000:.1f}",
+        f"{x['lat_p99_us'] / 1000:.1f}",
+        f"{cpu:,.0f}" if cpu is not None else "–",
+    ]
+
+
+def _ratio(a: dict[str, Any] | None, b: dict[str, Any] | None) -> str:
+    if a and b and not b["rps"] and a["rps"]:
+        return "∞ (no answer within 10 s)"
+    return f"{a['rps'] / b['rps']:.2f}×" if a and b and b["rps"] else "–"
+
+
+def table(results: dict[str, dict[str, dict[str, Any]]], reqs: list[Request], meta: dict[str, Any]) -> str:
+    systems = [s for s in ("pb", "directus", "floor") if s in results]
+    names = {"pb": "pb_headless", "directus": "Directus tuned", "floor": "floor"}
+    head = ["request"]
+    for system in systems:
+        head += [f"{names[system]} rps", "p50 ms", "p99 ms", "CPU µs/req"]
+    head += [f"pb/{names[s]}" for s in systems if s != "pb"] + ["load avg (pb run)"]
+    lines = [
+        f"{meta['database']}, {meta['rows']:,} rows; wrk -t{meta['threads']} -c{meta['connections']} "
+        f"-d{meta['duration']}s over loopback, one server at a time; pb_headless on {meta['server']} with "
+        f"{meta['workers']} worker(s), floor with {meta['floor_workers']}; {meta['cores']} cores; "
+        f"started {meta['started']} UTC",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|---|" + "---:|" * (len(head) - 1),
+    ]
+    for request in reqs:
+        row = [request.title]
+        for system in systems:
+            row += _cells(results[system].get(request.label))
+        pb = results.get("pb", {}).get(request.label)
+        row += [_ratio(pb, results[s].get(request.label)) for s in systems if s != "pb"]
+        row.append(pb["load_average"] if pb else "–")
+        lines.append("| " + " | ".join(row) + " |")
+    lines.append("")
+    for system in systems:
+        runs = list(results[system].values())
+        if runs:
+            rss = max(r["rss_kib"] for r in runs) / 1024
+            peak = max(r["rss_peak_kib"] for r in runs) / 1024
+            lines.append(
+                f"- {names[system]}: RSS of the largest process after a run {rss:.0f} MiB, "
+                f"peak {peak:.0f} MiB"
+            )
+    lines += ["", "Targets:", "", *targets(results, meta)]
+    return "\n".join(lines) + "\n"
+
+
+def targets(results: dict[str, dict[str, dict[str, Any]]], meta: dict[str, Any]) -> list[str]:
+    pb, directus, floor = (results.get(s, {}) for s in ("pb", "directus", "floor"))
+    out: list[str] = []
+
+    def mark(ok: bool | None, text: str) -> None:
+        out.append(f"- [{'met' if ok else 'NOT met' if ok is not None else 'not measured'}] {text}")
+
+    if meta["database"] == "sqlite":
+        for label in SIX:
+            a, b = pb.get(label), directus.get(label)
+            mark(
+                a["rps"] >= 3 * b["rps"] if a and b else None,
+                f"{label}: rps ≥ 3 × Directus tuned ({_ratio(a, b)})",
+            )
+    for label in FRAMEWORK_BOUND:
+        a, b = pb.get(label), floor.get(label)
+        mark(a["rps"] >= 0.5 * b["rps"] if a and b else None, f"{label}: rps ≥ 0.5 × floor ({_ratio(a, b)})")
+    for label, x in pb.items():
+        mark(
+            x["requests"] > 0 and x["lat_p99_us"] <= 3 * x["lat_p50_us"],
+            f"{label}: p99 ≤ 3 × p50 ({x['lat_p99_us'] / 1000:.1f} vs {x['lat_p50_us'] / 1000:.1f} ms)",
+        )
+    if pb:
+        rss = max(x["rss_peak_kib"] for x in pb.values()) / 1024
+        mark(rss <= 100, f"RSS per worker under load ≤ 100 MiB ({rss:.0f} MiB peak)")
+    if meta["rows"] >= 1_000_000:
+        for label in LARGE:
+            x = pb.get(label)
+            mark(
+                x["lat_p50_us"] <= 10_000 if x else None,
+                f"{meta['rows']:,} rows, {label}: p50 ≤ 10 ms"
+                + (f" ({x['lat_p50_us'] / 1000:.1f} ms)" if x else ""),
+            )
+    return out
+
+
+def main(directory: str) -> None:
+    """Rebuild a run's table from its figures: python -m bench.report /tmp/pb-bench/results/<run>."""
+    import json
+    from pathlib import Path
+
+    from bench.dataset import Expected
+    from bench.load import requests
+
+    folder = Path(directory)
+    meta = json.loads((folder / "meta.json").read_text())
+    results: dict[str, dict[str, dict[str, Any]]] = {}
+    for path in sorted(folder.glob("*.q*.json")):
+        system, label = path.name.split(".")[:2]
+        results.setdefault(system, {})[label] = json.loads(path.read_text())
+    reqs = requests(Expected(meta["rows"], 0, 0, min(12345, meta["rows"])))
+    text = table({s: results[s] for s in ("pb", "directus", "floor") if s in results}, reqs, meta)
+    (folder / "results.md").write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    import sys
+
+    main(sys.argv[1])

@@ -1,0 +1,127 @@
+"""The indexes a constructor table's publication implies, created when it is published.
+
+Every read of a constructor table narrows to `published` rows, so every index leads with `published`:
+
+| index                                  | serves                                                |
+|----------------------------------------|-------------------------------------------------------|
+| (published)                            | the default order by id, deep offsets, the plain count |
+| (published, f) per filterable/sortable | `filter[f]=…`, `sort=f`, the filtered count           |
+| (published, f, s) per filterable f and sortable s (at most `MAX_PAIRS`) | a filter with a sort |
+
+Searchable fields get none on SQLite and MariaDB: a B-tree cannot serve "contains". On PostgreSQL,
+when the `pg_trgm` extension is installed (or the database user may install it), each searchable
+field gets a trigram index on `lower(field)`, which serves `search` and `like` and their counts.
+MariaDB cannot index TEXT columns or
+keys over 3072 bytes without a prefix, so such fields are left out there. An index that cannot be
+made is logged and skipped: the table is still published, only slower.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from weakref import WeakKeyDictionary
+
+import sqlalchemy as sa
+from databases import Database
+from sqlalchemy.schema import CreateIndex
+
+from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ApiTab, ConstructorTable
+from pb_headless.db import dialect_name, run_ddl
+
+log = logging.getLogger("pb_headless")
+
+MAX_PAIRS = 8  # composite (filter, sort) indexes per table, in declaration order
+MARIADB_KEY_BYTES = 3072
+
+_made: WeakKeyDictionary[Database, set[str]] = WeakKeyDictionary()
+
+
+def implied_indexes(table: sa.Table, tab: ApiTab, dialect: str) -> list[sa.Index]:
+    """The indexes for this publication, named after their table and columns."""
+    filterable = _usable(table, tab.filterable or tab.fields, dialect)
+    sortable = _usable(table, tab.sortable or tab.fields, dialect)
+    column_sets: list[tuple[str, ...]] = [(PUBLISHED,)]
+    column_sets += [(PUBLISHED, name) for name in dict.fromkeys([*filterable, *sortable])]
+    pairs = [(PUBLISHED, f, s) for f in filterable for s in sortable if f != s]
+    column_sets += [pair for pair in pairs if _fits(table, pair, dialect)][:MAX_PAIRS]
+    return [
+        sa.Index(_name(table.name, columns), *(table.c[name] for name in columns)) for columns in column_sets
+    ]
+
+
+async def ensure_indexes(
+    database: Database, table: ConstructorTable, definition: sa.Table, tab: ApiTab
+) -> None:
+    """Create the implied indexes that are missing (once per process and index)."""
+    made = _made.setdefault(database, set())
+    dialect = dialect_name(database)
+    for index in implied_indexes(definition, tab, dialect):
+        if index.name in made:
+            continue
+        try:
+            if not await _exists(database, index, dialect):
+                await run_ddl(database, CreateIndex(index, if_not_exists=dialect != "mysql"))
+        except Exception as error:
+            log.warning(
+                "pb_headless: constructor table '%s': index %s on (%s) could not be made: %s",
+                table.name,
+                index.name,
+                ", ".join(c.name for c in index.columns),
+                error,
+            )
+            continue
+        made.add(str(index.name))
+
+
+def _trigram_index(table: sa.Table, name: str) -> sa.Index:
+    folded = sa.func.lower(table.c[name]).label("folded")
+    return sa.Index(_name(table.name, ("trgm", name)), folded,
+                    postgresql_using="gin", postgresql_ops={"folded": "gin_trgm_ops"})
+
+
+async def _has_trigrams(database: Database, made: set[str]) -> bool:
+    """Whether `pg_trgm` is there, installing it when the database user may (asked once per process)."""
+    if "pg_trgm" in made:
+        return True
+    try:
+        await database.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
+    except Exception as error:
+        log.info("pb_headless: pg_trgm is not available, search is not indexed: %s", error)
+    found = await database.fetch_val("SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm'")
+    if found:
+        made.add("pg_trgm")
+    return bool(found)
+
+
+def _usable(table: sa.Table, names: tuple[str, ...], dialect: str) -> list[str]:
+    return [
+        name
+        for name in names
+        if name in table.c and name not in (PRIMARY_KEY, PUBLISHED) and _fits(table, (name,), dialect)
+    ]
+
+
+def _fits(table: sa.Table, columns: tuple[str, ...], dialect: str) -> bool:
+    if dialect != "mysql":
+        return True
+    size = 0
+    for name in columns:
+        column_type = table.c[name].type
+        if isinstance(column_type, sa.Text):
+            return False
+        length = getattr(column_type, "length", None)
+        size += 4 * length if isinstance(column_type, sa.String) and length else 8
+    return size <= MARIADB_KEY_BYTES
+
+
+def _name(table: str, columns: tuple[str, ...]) -> str:
+    digest = hashlib.sha1(",".join(columns).encode()).hexdigest()[:10]
+    return f"pbix_{table[:40]}_{digest}"
+
+
+async def _exists(database: Database, index: sa.Index, dialect: str) -> bool:
+    if dialect != "mysql":
+        return False  # CREATE INDEX IF NOT EXISTS does the asking
+    rows = await database.fetch_all(f"SHOW INDEX FROM `{index.table.name}`")  # type: ignore[union-attr]
+    return any(row._mapping["Key_name"] == index.name for row in rows)

@@ -1,0 +1,119 @@
+"""`meta.total` without a full count on every page: counts kept per data version, with a time bound.
+
+Every write made through the library moves the shared data version (`pb_state` row 2) in the same
+transaction as the write; every request reads that version with its token. A count is reused only
+while the version it was taken at is still the current one, so totals are exact after every write
+made through the API, on every instance. A write that bypasses the library (the host's own SQL, a
+migration, another program) does not move the version: a count older than `STALE_AFTER` seconds
+(or 20 times as long as it took to count, when that is longer) is taken again in the background by
+the next request that needs it, and served from then on (docs/performance.md).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable, Hashable
+from contextvars import ContextVar
+from weakref import WeakKeyDictionary
+
+from databases import Database
+
+log = logging.getLogger("pb_headless")
+
+STALE_AFTER = 5.0  # seconds a count may lag behind writes that bypass the library
+RECOUNT_FACTOR = 20   # a count that takes long is retaken at most every 20 times its duration
+KEPT_COUNTS = 1024  # distinct filtered counts kept per process and database
+
+_seen_version: ContextVar[int | None] = ContextVar("pb_data_version", default=None)
+
+
+def note_data_version(version: object) -> None:
+    """The data version this request read with its token (None when the row is not there yet)."""
+    _seen_version.set(None if version is None else int(version))  # type: ignore[call-overload]
+
+
+class Totals:
+    """The counts of one database, newest use last; an entry is (data version, taken at, total).
+
+    One count runs at a time per key and version. After a write (a new version) requests wait for
+    it; when only the time bound ran out, the request that notices starts a recount in the
+    background and every request keeps the previous total until the new one is there, so no
+    request waits for a count it did not need.
+    """
+
+    def __init__(self) -> None:
+        self._counts: OrderedDict[Hashable, tuple[int, float, int, float]] = OrderedDict()
+        self._running: dict[tuple[Hashable, int], asyncio.Future[int]] = {}
+        self._background: set[asyncio.Task[int]] = set()
+
+    async def total(self, key: Hashable, version: int | None, count: Callable[[], Awaitable[int]]) -> int:
+        if version is None:
+            return await count()
+        found = self._counts.get(key)
+        if found is not None and found[0] == version:
+            self._counts.move_to_end(key)
+            age, took = time.monotonic() - found[1], found[3]
+            if age >= max(STALE_AFTER, RECOUNT_FACTOR * took) and (key, version) not in self._running:
+                self._recount_later(key, version, count)
+            return found[2]
+        running = self._running.get((key, version))
+        if running is not None:
+            return await asyncio.shield(running)
+        return await self._count(key, version, count)
+
+    async def settled(self) -> None:
+        """Wait for the recounts under way (for tests and orderly shutdowns)."""
+        while self._background:
+            await asyncio.gather(*self._background, return_exceptions=True)
+
+    def _recount_later(self, key: Hashable, version: int, count: Callable[[], Awaitable[int]]) -> None:
+        # Its own task, so it runs on a connection of its own, not the request's.
+        loop = asyncio.get_running_loop()
+        self._running[(key, version)] = loop.create_future()  # taken before the task first runs
+        task = loop.create_task(self._count(key, version, count))
+        self._background.add(task)
+        task.add_done_callback(self._finished)
+
+    def _finished(self, task: asyncio.Task[int]) -> None:
+        self._background.discard(task)
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("pb_headless: a background recount failed: %s", task.exception())
+
+    async def _count(self, key: Hashable, version: int, count: Callable[[], Awaitable[int]]) -> int:
+        future = self._running.get((key, version))  # set already when this is a background recount
+        if future is None:
+            future = self._running[(key, version)] = asyncio.get_running_loop().create_future()
+        taken = time.monotonic()
+        try:
+            total = await count()
+        except BaseException as error:
+            future.set_exception(error)
+            future.exception()  # whoever waits sees it; nobody waiting is not an error of its own
+            raise
+        finally:
+            del self._running[(key, version)]
+        future.set_result(total)
+        self._counts[key] = (version, taken, total, time.monotonic() - taken)
+        self._counts.move_to_end(key)
+        while len(self._counts) > KEPT_COUNTS:
+            self._counts.popitem(last=False)
+        return total
+
+
+_totals: WeakKeyDictionary[Database, Totals] = WeakKeyDictionary()
+
+
+def totals_of(database: Database) -> Totals:
+    found = _totals.get(database)
+    if found is None:
+        found = _totals[database] = Totals()
+    return found
+
+
+def seen_data_version() -> int | None:
+    """The data version of this request; None (count every time) when the call did not come through
+    the API's authentication, which reads it."""
+    return _seen_version.get()
