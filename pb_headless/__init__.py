@@ -17,6 +17,7 @@ if _typing.TYPE_CHECKING:
     from pb_headless.api import HeadlessAPI
     from pb_headless.auth import ApiAuth, Principal
     from pb_headless.cors import CORSMiddleware
+    from pb_headless.custom_routes import RouteError, route
     from pb_headless.errors import (
         ApiError,
         BadRequest,
@@ -39,7 +40,6 @@ if _typing.TYPE_CHECKING:
         Events,
         OnServiceApiRegister,
     )
-    from pb_headless.custom_routes import RouteError, route
     from pb_headless.settings import SettingsStore
     from pb_headless.tables import install
     from pb_headless.tokens import TokenError, TokenInfo, TokenStore

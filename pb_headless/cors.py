@@ -30,8 +30,10 @@ if TYPE_CHECKING:
 
 log = logging.getLogger("pb_headless")
 
-EXPOSED_HEADERS = ("X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, "
-                   "X-Truncated-Relations")
+EXPOSED_HEADERS = (
+    "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, "
+    "X-Truncated-Relations"
+)
 ADMIN_AREA = "mgr"  # CONTRACT §7: the administration area never gets CORS headers, whatever the paths say
 MAX_ORIGIN = 300  # scheme, a 253-character host and a port; longer is not an origin a browser sends
 HeaderPairs = tuple[tuple[str, str], ...]

@@ -28,7 +28,7 @@ def dialect_of(database: Database) -> Dialect:
     backend_dialect = getattr(getattr(database, "_backend", None), "_dialect", None)
     if backend_dialect is not None:
         return backend_dialect
-    return sa.create_mock_engine(f"{dialect_name(database)}://", executor=None).dialect  # type: ignore[arg-type]
+    return sa.create_mock_engine(f"{dialect_name(database)}://", executor=None).dialect
 
 
 def utcnow() -> datetime:
@@ -60,7 +60,7 @@ class _CasefoldingConnection(sqlite3.Connection):
         self.create_function(CASEFOLD_FUNCTION, 1, _casefold, deterministic=True)
 
 
-def _casefold(value: object) -> object:
+def _casefold(value: Any) -> Any:
     return value.casefold() if isinstance(value, str) else value
 
 

@@ -74,10 +74,12 @@ def shoot(browser, url: str, out: Path, only_fallback: bool = False) -> list[str
 
 def widest(page) -> str:
     """The elements sticking out of the viewport, to know what to fix."""
-    return str(page.evaluate("""() => [...document.querySelectorAll('body *')]
+    return str(
+        page.evaluate("""() => [...document.querySelectorAll('body *')]
         .filter(e => e.getBoundingClientRect().right > window.innerWidth + 0.5)
         .slice(-4).map(e => e.tagName.toLowerCase() + '.' + [...e.classList].join('.')
-                        + ' ' + Math.round(e.getBoundingClientRect().right))"""))
+                        + ' ' + Math.round(e.getBoundingClientRect().right))""")
+    )
 
 
 def main() -> int:

@@ -31,7 +31,7 @@ async def sqlite_database(tmp_path_factory: pytest.TempPathFactory) -> AsyncIter
 
 @pytest.fixture
 async def host_factory():
-    """`await host_factory(database, registry, **HeadlessAPI options)` → a running Host (see support/host.py)."""
+    """`await host_factory(database, registry, **options)` → a running Host (see support/host.py)."""
     hosts: list[Host] = []
 
     async def make(database, registry=None, **options) -> Host:

@@ -31,7 +31,7 @@ from pb_headless.constructor import (
 )
 from pb_headless.constructor.publishing import default_sortable
 from pb_headless.constructor.source import TableLoader
-from pb_headless.registry import OPERATIONS, Source
+from pb_headless.registry import OPERATIONS
 
 if TYPE_CHECKING:
     from pb_headless.api.application import HeadlessAPI

@@ -15,8 +15,8 @@ from starlette.routing import Route
 
 from pb_headless.admin.access import CurrentAdmin, admin_of, login_redirect
 from pb_headless.admin.rendering import PAGE_HEADERS, Renderer
-from pb_headless.http.responses import NO_STORE, json_response
 from pb_headless.errors import NotFound, Unauthorized, error_response
+from pb_headless.http.responses import NO_STORE, json_response
 from pb_headless.openapi import full_document
 
 if TYPE_CHECKING:

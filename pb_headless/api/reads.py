@@ -53,7 +53,8 @@ async def show_record(
     context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
 ) -> Response:
     plan = plan_show(spec, parse_query(request.query_params.multi_items()))
-    record, truncated = None, {}
+    record: dict[str, Any] | None = None
+    truncated: Mapping[str, Any] = {}
     if record_key(spec, record_id) is not None:
         record, truncated = await fetch_one(context.database, spec, plan, record_id, context.dialect)
     if record is None:

@@ -23,12 +23,12 @@ from pb_headless.api.reads import object_answer
 from pb_headless.api.records import canonical_id, record_address, record_key
 from pb_headless.api.uniqueness import check_unique, fields_to_check, named_locks
 from pb_headless.database_errors import is_data_error, is_duplicate_key
-from pb_headless.transactions import write_transaction
 from pb_headless.errors import BadRequest, NotFound, UnsupportedMediaType, ValidationFailed
 from pb_headless.http.responses import OBJECT_CACHING, empty_response, json_response
 from pb_headless.query import compile_show, fetch_one, parse_query, plan_show, render_record
 from pb_headless.query.planner import ShowPlan
 from pb_headless.registry import ObjectSpec
+from pb_headless.transactions import write_transaction
 
 _JSON_MEDIA = re.compile(r"application/(?:[\w.+-]+\+)?json", re.IGNORECASE)
 _NO_PARAMETERS = parse_query(())
@@ -158,7 +158,9 @@ async def _lock_served_row(context: RequestContext, spec: ObjectSpec, key: Any, 
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
 
 
-async def _insert(context: RequestContext, spec: ObjectSpec, values: dict[str, Any], sent: frozenset[str]) -> Any:
+async def _insert(
+    context: RequestContext, spec: ObjectSpec, values: dict[str, Any], sent: frozenset[str]
+) -> Any:
     statement = spec.table.insert().values(**values)
     if spec.pk.name in values:
         await _write(context, spec, statement, values, sent)
@@ -168,8 +170,14 @@ async def _insert(context: RequestContext, spec: ObjectSpec, values: dict[str, A
     return await _write(context, spec, statement, values, sent)  # lastrowid
 
 
-async def _write(context: RequestContext, spec: ObjectSpec, statement: Any, values: dict[str, Any],
-                 sent: Collection[str], refused: str | None = None) -> Any:
+async def _write(
+    context: RequestContext,
+    spec: ObjectSpec,
+    statement: Any,
+    values: dict[str, Any],
+    sent: Collection[str],
+    refused: str | None = None,
+) -> Any:
     """Run a write; what the database refuses because of the client's values is a 422, not a 500.
     A refused delete names the record (`refused`): other rows still reference it. `sent` are the
     fields the client sent: a refusal naming another column is the server's fault (a 500)."""
@@ -179,7 +187,9 @@ async def _write(context: RequestContext, spec: ObjectSpec, statement: Any, valu
         if is_duplicate_key(error):
             unique = [name for name in fields_to_check(spec, values) if _names(str(error), name)]
             if unique:
-                raise ValidationFailed({name: [spec.validator.unique_message(name)] for name in unique}) from None
+                raise ValidationFailed(
+                    {name: [spec.validator.unique_message(name)] for name in unique}
+                ) from None
         if not is_data_error(error):
             raise
         if refused is not None:
@@ -203,7 +213,9 @@ def _conflict(error: Exception, sent: Collection[str], table: sa.Table) -> Valid
     named = [name for name in sent if _names(text, name)]
     if named:
         return ValidationFailed({name: [message] for name in named})
-    others = [column.name for column in table.columns if column.name not in sent and _names(text, column.name)]
+    others = [
+        column.name for column in table.columns if column.name not in sent and _names(text, column.name)
+    ]
     return None if others else ValidationFailed({BODY_KEY: [message]})
 
 

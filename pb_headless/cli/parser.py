@@ -106,7 +106,7 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _token_commands(token: argparse.ArgumentParser, command) -> None:  # type: ignore[no-untyped-def]
+def _token_commands(token: argparse.ArgumentParser, command) -> None:
     actions = token.add_subparsers(dest="action", required=True, metavar="action", parser_class=Parser)
     create = command(actions, "create", "create a token; prints its plain value, once, as the last line")
     create.add_argument("--name", required=True, help="a unique name, e.g. 'mobile app'")
@@ -134,7 +134,7 @@ def _token_commands(token: argparse.ArgumentParser, command) -> None:  # type: i
     lister.add_argument("--json", action="store_true", help="print a JSON array instead of lines")
 
 
-def _settings_commands(settings: argparse.ArgumentParser, command) -> None:  # type: ignore[no-untyped-def]
+def _settings_commands(settings: argparse.ArgumentParser, command) -> None:
     actions = settings.add_subparsers(dest="action", required=True, metavar="action", parser_class=Parser)
     getter = command(actions, "get", "print a setting's value")
     getter.add_argument("key", help="the setting, e.g. service_cors_origins")

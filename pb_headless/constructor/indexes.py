@@ -76,8 +76,12 @@ async def ensure_indexes(
 
 def _trigram_index(table: sa.Table, name: str) -> sa.Index:
     folded = sa.func.lower(table.c[name]).label("folded")
-    return sa.Index(_name(table.name, ("trgm", name)), folded,
-                    postgresql_using="gin", postgresql_ops={"folded": "gin_trgm_ops"})
+    return sa.Index(
+        _name(table.name, ("trgm", name)),
+        folded,
+        postgresql_using="gin",
+        postgresql_ops={"folded": "gin_trgm_ops"},
+    )
 
 
 async def _has_trigrams(database: Database, made: set[str]) -> bool:
@@ -123,5 +127,8 @@ def _name(table: str, columns: tuple[str, ...]) -> str:
 async def _exists(database: Database, index: sa.Index, dialect: str) -> bool:
     if dialect != "mysql":
         return False  # CREATE INDEX IF NOT EXISTS does the asking
-    rows = await database.fetch_all(f"SHOW INDEX FROM `{index.table.name}`")  # type: ignore[union-attr]
+    table = index.table
+    if table is None:  # an index always belongs to its table here; the attribute is optional in general
+        return False
+    rows = await database.fetch_all(f"SHOW INDEX FROM `{table.name}`")
     return any(row._mapping["Key_name"] == index.name for row in rows)

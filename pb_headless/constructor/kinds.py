@@ -51,16 +51,19 @@ def _varchar(length: int | None) -> sa.types.TypeEngine:
     return sa.String(length)
 
 
-KINDS: dict[str, FieldKind] = {kind.name: kind for kind in (
-    FieldKind("string", _varchar, ("string",), default_length=255, takes_length=True),
-    FieldKind("text", _text, ("string",), takes_length=True),
-    FieldKind("integer", lambda _: sa.Integer(), ("integer",)),
-    FieldKind("number", lambda _: sa.Double(), ("numeric",)),
-    FieldKind("decimal", lambda _: sa.Numeric(15, 2), ("numeric",)),
-    FieldKind("boolean", lambda _: sa.Boolean(), ("boolean",)),
-    FieldKind("date", lambda _: sa.Date(), ("date",)),
-    FieldKind("datetime", lambda _: sa.DateTime(), ("date",)),
-    FieldKind("email", _varchar, ("string", "email"), default_length=255, takes_length=True),
-    FieldKind("url", _varchar, ("string", "url"), default_length=2048, takes_length=True),
-)}
+KINDS: dict[str, FieldKind] = {
+    kind.name: kind
+    for kind in (
+        FieldKind("string", _varchar, ("string",), default_length=255, takes_length=True),
+        FieldKind("text", _text, ("string",), takes_length=True),
+        FieldKind("integer", lambda _: sa.Integer(), ("integer",)),
+        FieldKind("number", lambda _: sa.Double(), ("numeric",)),
+        FieldKind("decimal", lambda _: sa.Numeric(15, 2), ("numeric",)),
+        FieldKind("boolean", lambda _: sa.Boolean(), ("boolean",)),
+        FieldKind("date", lambda _: sa.Date(), ("date",)),
+        FieldKind("datetime", lambda _: sa.DateTime(), ("date",)),
+        FieldKind("email", _varchar, ("string", "email"), default_length=255, takes_length=True),
+        FieldKind("url", _varchar, ("string", "url"), default_length=2048, takes_length=True),
+    )
+}
 FIELD_TYPES = tuple(KINDS)

@@ -37,14 +37,18 @@ class ConstructorField:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not IDENTIFIER.fullmatch(self.name):
-            raise ConstructorError(f"field {self.name!r}: a field name is 1-64 of [A-Za-z0-9_], not starting "
-                                   "with a digit")
+            raise ConstructorError(
+                f"field {self.name!r}: a field name is 1-64 of [A-Za-z0-9_], not starting with a digit"
+            )
         if self.name.lower() in RESERVED:
-            raise ConstructorError(f"field '{self.name}': '{PRIMARY_KEY}' and '{PUBLISHED}' are columns "
-                                   "every constructor table has already")
+            raise ConstructorError(
+                f"field '{self.name}': '{PRIMARY_KEY}' and '{PUBLISHED}' are columns "
+                "every constructor table has already"
+            )
         if self.type not in KINDS:
-            raise ConstructorError(f"field '{self.name}': unknown type {self.type!r} "
-                                   f"(known: {', '.join(FIELD_TYPES)})")
+            raise ConstructorError(
+                f"field '{self.name}': unknown type {self.type!r} (known: {', '.join(FIELD_TYPES)})"
+            )
         if self.length is not None:
             self._check_length()
 
@@ -55,8 +59,10 @@ class ConstructorField:
         if isinstance(self.length, bool) or not isinstance(self.length, int) or self.length < 1:
             raise ConstructorError(f"field '{self.name}': the length is a positive whole number")
         if kind.default_length is not None and self.length > MAX_VARCHAR:
-            raise ConstructorError(f"field '{self.name}': a {self.type} field holds at most {MAX_VARCHAR} "
-                                   "characters; use a text field for longer values")
+            raise ConstructorError(
+                f"field '{self.name}': a {self.type} field holds at most {MAX_VARCHAR} "
+                "characters; use a text field for longer values"
+            )
 
     @property
     def max_length(self) -> int | None:
@@ -78,8 +84,9 @@ class ConstructorTable:
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not IDENTIFIER.fullmatch(self.name):
-            raise ConstructorError(f"table {self.name!r}: a table name is 1-64 of [A-Za-z0-9_], not starting "
-                                   "with a digit")
+            raise ConstructorError(
+                f"table {self.name!r}: a table name is 1-64 of [A-Za-z0-9_], not starting with a digit"
+            )
         object.__setattr__(self, "fields", tuple(self.fields))
         seen: set[str] = set()
         for field in self.fields:
@@ -119,13 +126,16 @@ class ApiTab:
         operations = _names("operations", self.operations)
         unknown = [name for name in operations if name not in OPERATIONS]
         if unknown or not operations:
-            raise ConstructorError(f"operations: expected some of {', '.join(OPERATIONS)}, "
-                                   f"got {list(operations)}")
+            raise ConstructorError(
+                f"operations: expected some of {', '.join(OPERATIONS)}, got {list(operations)}"
+            )
         object.__setattr__(self, "operations", tuple(name for name in OPERATIONS if name in operations))
         url_name = (self.url_name or "").strip() or None
         if url_name is not None and not OBJECT_NAME.fullmatch(url_name):
-            raise ConstructorError(f"URL name {url_name!r}: use 1-100 of the letters A-Z and a-z, digits, "
-                                   "'_' and '-', not starting with '-'")
+            raise ConstructorError(
+                f"URL name {url_name!r}: use 1-100 of the letters A-Z and a-z, digits, "
+                "'_' and '-', not starting with '-'"
+            )
         object.__setattr__(self, "url_name", url_name)
 
     @property

@@ -90,8 +90,9 @@ def rules_for(field: ConstructorField) -> str:
     return "|".join(rules)
 
 
-def _writable(tab: ApiTab, defined: dict[str, ConstructorField],
-              published: tuple[str, ...]) -> tuple[str, ...]:
+def _writable(
+    tab: ApiTab, defined: dict[str, ConstructorField], published: tuple[str, ...]
+) -> tuple[str, ...]:
     if not tab.writes:
         return ()
     if tab.writable is None:

@@ -47,8 +47,8 @@ async def table_exists(database: Database, name: str) -> bool:
     catalog = {
         "sqlite": "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = :name",
         "postgresql": "SELECT count(*) FROM information_schema.tables "
-                      "WHERE table_schema = current_schema() AND table_name = :name",
+        "WHERE table_schema = current_schema() AND table_name = :name",
         "mysql": "SELECT count(*) FROM information_schema.tables "
-                 "WHERE table_schema = DATABASE() AND table_name = :name",
+        "WHERE table_schema = DATABASE() AND table_name = :name",
     }[dialect_name(database)]
     return bool(await database.fetch_val(catalog, {"name": name}))

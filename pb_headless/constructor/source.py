@@ -50,9 +50,13 @@ class ConstructorSource:
                 continue
             name, declaration = found
             if name in published:
-                log.error("pb_headless: constructor table '%s' is not published: its URL name '%s' is "
-                          "already used by table '%s'; give it another URL name", table.name, name,
-                          published[name].source.name)
+                log.error(
+                    "pb_headless: constructor table '%s' is not published: its URL name '%s' is "
+                    "already used by table '%s'; give it another URL name",
+                    table.name,
+                    name,
+                    published[name].source.name,
+                )
                 continue
             if await _is_in_database(database, table, declaration):
                 assert declaration.table is not None
@@ -65,7 +69,7 @@ class ConstructorSource:
         loaded = self.load_tables(database)
         if inspect.isawaitable(loaded):
             loaded = await loaded
-        tables = list(loaded)  # type: ignore[arg-type]
+        tables = list(loaded)
         for table in tables:
             if not isinstance(table, ConstructorTable):
                 raise TypeError(f"load_tables gave {table!r}; it must give ConstructorTable values")
@@ -89,7 +93,11 @@ async def _is_in_database(database: Database, table: ConstructorTable, declarati
         # When the database itself does not answer, fail the build (retried on the next request)
         # instead of caching the table as unpublished for this whole version.
         await database.fetch_val("SELECT 1")
-        log.error("pb_headless: constructor table '%s' is not published: its SQL table does not match its "
-                  "definition (%s); create or alter it", table.name, type(error).__name__)
+        log.error(
+            "pb_headless: constructor table '%s' is not published: its SQL table does not match its "
+            "definition (%s); create or alter it",
+            table.name,
+            type(error).__name__,
+        )
         return False
     return True

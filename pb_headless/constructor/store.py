@@ -46,7 +46,8 @@ class ApiTabStore:
         async with self.database.transaction():
             this = constructor_api.c.table_name == table_name
             exists = await self.database.fetch_val(
-                sa.select(sa.func.count()).select_from(constructor_api).where(this))
+                sa.select(sa.func.count()).select_from(constructor_api).where(this)
+            )
             if exists:
                 await self.database.execute(constructor_api.update().where(this).values(**values))
             else:
@@ -84,8 +85,11 @@ def _tab_from_row(row: Mapping[str, Any]) -> ApiTab:
             **{key: _load(row[key]) for key in _LISTS},
         )
     except (ConstructorError, ValueError, TypeError) as error:
-        log.error("pb_headless: the API tab of table '%s' is unreadable and counts as off: %s",
-                  row["table_name"], error)
+        log.error(
+            "pb_headless: the API tab of table '%s' is unreadable and counts as off: %s",
+            row["table_name"],
+            error,
+        )
         return ApiTab()
 
 

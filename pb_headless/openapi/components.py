@@ -23,11 +23,19 @@ from pb_headless.openapi.parts import Schema
 
 BEARER, API_KEY = "bearerAuth", "apiKeyAuth"
 SECURITY_SCHEMES = {
-    BEARER: {"type": "http", "scheme": "bearer", "bearerFormat": "pb_ token",
-             "description": "`Authorization: Bearer <token>`; tokens are issued in the administration area."},
-    API_KEY: {"type": "apiKey", "in": "header", "name": "X-API-Key",
-              "description": "The same token in `X-API-Key`, for clients behind a proxy that strips "
-                             "`Authorization`. Sending both with different values is a 400."},
+    BEARER: {
+        "type": "http",
+        "scheme": "bearer",
+        "bearerFormat": "pb_ token",
+        "description": "`Authorization: Bearer <token>`; tokens are issued in the administration area.",
+    },
+    API_KEY: {
+        "type": "apiKey",
+        "in": "header",
+        "name": "X-API-Key",
+        "description": "The same token in `X-API-Key`, for clients behind a proxy that strips "
+        "`Authorization`. Sending both with different values is a 400.",
+    },
 }
 RATE_HEADERS = {  # on every answer, 4xx and 5xx included
     "X-RateLimit-Limit": "Requests allowed per window (a sliding minute).",
@@ -59,26 +67,36 @@ ERRORS: dict[str, tuple[tuple[type[ApiError], ...], str]] = {
     "BadRequest": ((BadRequest,), "Malformed request: bad JSON, or two different tokens in the headers."),
     "Unauthorized": ((Unauthorized,), "The token is missing, unknown, disabled, expired or reissued."),
     "Forbidden": ((Forbidden,), "The token reaches the object but lacks the scope this operation needs."),
-    "NotFound": ((NotFound, UnknownObject), "No such record (`not_found`), or no such object for this "
-                                            "token (`unknown_object`)."),
+    "NotFound": (
+        (NotFound, UnknownObject),
+        "No such record (`not_found`), or no such object for this token (`unknown_object`).",
+    ),
     "UnknownObject": ((UnknownObject,), "No such object for this token."),
     "PayloadTooLarge": ((PayloadTooLarge,), "The body is larger than 1 MiB."),
     "UnsupportedMediaType": ((UnsupportedMediaType,), "The body is not sent as JSON."),
-    "ValidationFailed": ((ValidationFailed,), "A value is invalid; `details` lists the messages per field "
-                                              "(or per query parameter, as written)."),
+    "ValidationFailed": (
+        (ValidationFailed,),
+        "A value is invalid; `details` lists the messages per field (or per query parameter, as written).",
+    ),
     "RateLimited": ((RateLimited,), "Too many requests from this address; retry after `Retry-After` s."),
     "ServerError": ((ServerError,), "An unexpected failure; the message names a request id for the logs."),
 }
 _EXTRA_PROPERTIES: dict[str, Schema] = {
     "Forbidden": {"required_scope": {"type": "string"}},
-    "ValidationFailed": {"details": {"type": "object", "additionalProperties": {
-        "type": "array", "items": {"type": "string"}}}},
+    "ValidationFailed": {
+        "details": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}
+    },
     "ServerError": {"request_id": {"type": "string"}},
 }
 _EXTRA_HEADERS: dict[str, dict[str, Schema]] = {
     "Unauthorized": {"WWW-Authenticate": {"required": True, "schema": {"type": "string"}}},
-    "RateLimited": {"Retry-After": {"required": True, "description": "Seconds to wait.",
-                                    "schema": {"type": "integer", "minimum": 0}}},
+    "RateLimited": {
+        "Retry-After": {
+            "required": True,
+            "description": "Seconds to wait.",
+            "schema": {"type": "integer", "minimum": 0},
+        }
+    },
 }
 
 
@@ -92,29 +110,40 @@ def _error_response(name: str) -> Schema:
     schema = {
         "type": "object",
         "required": ["error", "message", *extra],
-        "properties": {"error": {"type": "string", "enum": [cls.code for cls in classes]},
-                       "message": {"type": "string"}, **extra},
+        "properties": {
+            "error": {"type": "string", "enum": [cls.code for cls in classes]},
+            "message": {"type": "string"},
+            **extra,
+        },
     }
     # Every answer carries the rate-limit headers. Only 429 lists them (the API's description says the
     # rest): listed on every answer they were a tenth of the document, repeated (docs/openapi.md).
     headers = {**(rate_headers() if name == "RateLimited" else {}), **_EXTRA_HEADERS.get(name, {})}
-    return {"description": description, **({"headers": headers} if headers else {}),
-            "content": json_content(schema)}
+    return {
+        "description": description,
+        **({"headers": headers} if headers else {}),
+        "content": json_content(schema),
+    }
 
 
 def shared_components() -> dict[str, dict[str, Schema]]:
     """The `components` every document carries, whatever the token may call."""
     return {
         "schemas": {
-            "Error": {"type": "object", "required": ["error", "message"],
-                      "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
-                      "description": "The error envelope of every failed request (CONTRACT §8 codes)."},
+            "Error": {
+                "type": "object",
+                "required": ["error", "message"],
+                "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
+                "description": "The error envelope of every failed request (CONTRACT §8 codes).",
+            },
             "ListMeta": _LIST_META,
             "ListLinks": _LIST_LINKS,
         },
         "responses": {name: _error_response(name) for name in ERRORS},
-        "headers": {name: {"required": True, "description": text, "schema": {"type": "integer"}}
-                    for name, text in RATE_HEADERS.items()},
+        "headers": {
+            name: {"required": True, "description": text, "schema": {"type": "integer"}}
+            for name, text in RATE_HEADERS.items()
+        },
         "securitySchemes": SECURITY_SCHEMES,
     }
 
@@ -133,9 +162,12 @@ _LIST_META: Schema = {
         "limit": {"type": "integer", "minimum": 0, "description": "The effective page size."},
         "offset": {"type": "integer", "minimum": 0, "description": "The effective offset."},
         "has_more": {"type": "boolean", "description": "Whether more records follow this page."},
-        "ignored": {"type": "array", "items": {"type": "string"},
-                    "description": "Parameters dropped as written (`filter[secret]`, `sort=-secret`); "
-                                   "present only when something was dropped."},
+        "ignored": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Parameters dropped as written (`filter[secret]`, `sort=-secret`); "
+            "present only when something was dropped.",
+        },
     },
 }
 # Absolute URLs that keep every other parameter as sent; not `format: uri`, whose RFC 3986 reading

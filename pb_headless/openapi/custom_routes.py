@@ -8,9 +8,9 @@ from collections.abc import Iterable
 from starlette.convertors import Convertor, FloatConvertor, IntegerConvertor, PathConvertor, UUIDConvertor
 from starlette.routing import compile_path
 
+from pb_headless.custom_routes import RouteDef
 from pb_headless.openapi.components import error_responses, json_content, security
 from pb_headless.openapi.parts import OperationPart, Schema, Tag
-from pb_headless.custom_routes import RouteDef
 
 TAG = Tag("custom", "The site's own routes, declared with `@route` and guarded by `ApiAuth`.")
 _SEGMENT = "^[^/]+$"
@@ -29,16 +29,25 @@ def _part(definition: RouteDef, taken: set[str]) -> OperationPart:
     operation_id = _unique(_operation_id(definition.method, path), taken)
     scope = definition.guard.scope
     # A path value its convertor does not match (`/reports/x` for `{year:int}`) addresses nothing: 404.
-    errors = ("BadRequest", "Unauthorized", *(("Forbidden",) if scope else ()),
-              *(("NotFound",) if convertors else ()), "RateLimited", "ServerError")
+    errors = (
+        "BadRequest",
+        "Unauthorized",
+        *(("Forbidden",) if scope else ()),
+        *(("NotFound",) if convertors else ()),
+        "RateLimited",
+        "ServerError",
+    )
     requirement = f"Requires the scope `{scope}`." if scope else "Any live token may call it."
     operation: Schema = {
-        "tags": [TAG.name], "operationId": operation_id, "summary": definition.summary,
+        "tags": [TAG.name],
+        "operationId": operation_id,
+        "summary": definition.summary,
         "description": f"A custom route (`{definition.guard.spec}`). {requirement}",
         "security": security(scope),
-        "responses": {"200": {"description": "The route's answer.",
-                              "content": json_content({})},
-                      **error_responses(*errors)},
+        "responses": {
+            "200": {"description": "The route's answer.", "content": json_content({})},
+            **error_responses(*errors),
+        },
     }
     if convertors:
         operation["parameters"] = [_path_parameter(name, convertor) for name, convertor in convertors.items()]

@@ -34,7 +34,7 @@ _DESCRIPTION = (
     "A token-protected JSON API. Send the token as `Authorization: Bearer <token>` or `X-API-Key: <token>`. "
     "Lists take `filter[field]=v`, `filter[field][op]=v`, `search`, `sort`, `fields`, `with`, `limit`, "
     "`offset` and `page`; unknown or unlisted parameters are ignored and named in `meta.ignored`. Errors "
-    "answer `{\"error\": <code>, \"message\": <text>}`. Every answer carries `X-RateLimit-Limit`, "
+    'answer `{"error": <code>, "message": <text>}`. Every answer carries `X-RateLimit-Limit`, '
     "`X-RateLimit-Remaining` and `X-RateLimit-Reset` (`components.headers`).\n\n" + GUIDE
 )
 _SHARED = shared_components()  # never changed: each document copies the sections it extends

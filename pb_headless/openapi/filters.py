@@ -11,10 +11,10 @@ field, not by a schema per field and operator (docs/openapi.md, "Filters").
 
 from __future__ import annotations
 
+from pb_headless.fields import FieldKind
 from pb_headless.openapi.components import ref
 from pb_headless.openapi.parts import Schema
 from pb_headless.openapi.values import filter_value_schema, flag_schema, query_list_schema, text_schema
-from pb_headless.fields import FieldKind
 from pb_headless.query.limits import MAX_BOUND_VALUES, MAX_FILTER_CONDITIONS, MAX_LIST_VALUES, MAX_TEXT_LENGTH
 from pb_headless.query.operators import Operator
 from pb_headless.query.planner import filter_operators
@@ -46,8 +46,14 @@ GUIDE = (
     + f". {BOUNDS} A value the field's type refuses is a 422 naming the key."
 )
 # The component names of the value schemas, by field kind; every other kind filters as text.
-_KIND_NAMES = {FieldKind.INTEGER: "integer", FieldKind.FLOAT: "number", FieldKind.DECIMAL: "decimal",
-               FieldKind.BOOLEAN: "boolean", FieldKind.DATE: "date", FieldKind.DATETIME: "datetime"}
+_KIND_NAMES = {
+    FieldKind.INTEGER: "integer",
+    FieldKind.FLOAT: "number",
+    FieldKind.DECIMAL: "decimal",
+    FieldKind.BOOLEAN: "boolean",
+    FieldKind.DATE: "date",
+    FieldKind.DATETIME: "datetime",
+}
 
 
 def _filter_operators(spec: ObjectSpec) -> dict[str, tuple[str, ...]]:

@@ -39,9 +39,13 @@ def record_schema(spec: ObjectSpec) -> Schema:
     properties: Schema = {name: record_value_schema(field) for name, field in spec.fields.items()}
     for name, relation in spec.relations.items():
         properties[name] = _relation_schema(relation)
-    return {"type": "object", "required": [spec.pk.name], "properties": properties,
-            "description": f"A record of `{spec.name}`. `fields` narrows the fields shown; "
-                          f"`{spec.pk.name}` is always there."}
+    return {
+        "type": "object",
+        "required": [spec.pk.name],
+        "properties": properties,
+        "description": f"A record of `{spec.name}`. `fields` narrows the fields shown; "
+        f"`{spec.pk.name}` is always there.",
+    }
 
 
 def _relation_schema(relation: RelationSpec) -> Schema:
@@ -49,17 +53,24 @@ def _relation_schema(relation: RelationSpec) -> Schema:
     related = {"type": "object", "properties": properties}
     note = f"Present when asked for with `with={relation.name}`."
     if relation.many:
-        note += (f" At most {relation.limit} records; when there are more, the answer names the relation in "
-                 "the `X-Truncated-Relations` header (and a list in `meta.truncated`).")
+        note += (
+            f" At most {relation.limit} records; when there are more, the answer names the relation in "
+            "the `X-Truncated-Relations` header (and a list in `meta.truncated`)."
+        )
         return {"type": "array", "items": related, "maxItems": relation.limit, "description": note}
     return {**related, "type": ["object", "null"], "description": note}
 
 
-def _part(spec: ObjectSpec, operation: str, path: str, method: str, body: Schema,
-          schemas: dict[str, Schema]) -> OperationPart:
+def _part(
+    spec: ObjectSpec, operation: str, path: str, method: str, body: Schema, schemas: dict[str, Schema]
+) -> OperationPart:
     scope = spec.scope_for(operation)
-    body = {"tags": [spec.name], "operationId": f"{operation}_{spec.name}", **body,
-            "security": security(scope)}
+    body = {
+        "tags": [spec.name],
+        "operationId": f"{operation}_{spec.name}",
+        **body,
+        "security": security(scope),
+    }
     body["description"] = f"{body.get('description', '')}Requires the scope `{scope}`.".strip()
     record = {schema_name(spec, "Record"): record_schema(spec)}
     components: dict[str, dict[str, Schema]] = {"schemas": {**record, **schemas}}
@@ -79,89 +90,155 @@ def _refs(body: Schema, section: str) -> list[Schema]:
 
 
 def _shared(spec: ObjectSpec) -> dict[str, dict[str, Schema]]:
-    parameters = {f"{spec.name}.{parameter['name']}": parameter
-                  for parameter in (_id_parameter(spec), *show_parameters(spec))}
-    record = {"description": "The record.",
-              "content": json_content(ref("schemas", schema_name(spec, "Single")))}
+    parameters = {
+        f"{spec.name}.{parameter['name']}": parameter
+        for parameter in (_id_parameter(spec), *show_parameters(spec))
+    }
+    record = {
+        "description": "The record.",
+        "content": json_content(ref("schemas", schema_name(spec, "Single"))),
+    }
     return {"parameters": parameters, "responses": {schema_name(spec, "Record"): record}}
 
 
 def _by_reference(spec: ObjectSpec, parameters: list[Schema]) -> list[Schema]:
     """`parameters` with those the object's operations share (`id`, `fields`, `with`) as references."""
     shared = _shared(spec)["parameters"]
-    return [ref("parameters", f"{spec.name}.{parameter['name']}")
-            if f"{spec.name}.{parameter['name']}" in shared else parameter for parameter in parameters]
+    return [
+        ref("parameters", f"{spec.name}.{parameter['name']}")
+        if f"{spec.name}.{parameter['name']}" in shared
+        else parameter
+        for parameter in parameters
+    ]
 
 
 def _data_response(spec: ObjectSpec, description: str, headers: Schema | None = None) -> Schema:
-    return {"description": description, **({"headers": headers} if headers else {}),
-            "content": json_content(ref("schemas", schema_name(spec, "Single")))}
+    return {
+        "description": description,
+        **({"headers": headers} if headers else {}),
+        "content": json_content(ref("schemas", schema_name(spec, "Single"))),
+    }
 
 
 def _single_schema(spec: ObjectSpec) -> dict[str, Schema]:
     record = ref("schemas", schema_name(spec, "Record"))
-    return {schema_name(spec, "Single"): {"type": "object", "required": ["data"],
-                                          "properties": {"data": record}}}
+    return {
+        schema_name(spec, "Single"): {"type": "object", "required": ["data"], "properties": {"data": record}}
+    }
 
 
 def _list(spec: ObjectSpec) -> OperationPart:
-    envelope = {"type": "object", "required": ["data", "meta", "links"], "properties": {
-        "data": {"type": "array", "items": ref("schemas", schema_name(spec, "Record"))},
-        "meta": ref("schemas", "ListMeta"), "links": ref("schemas", "ListLinks")}}
-    responses = {"200": {"description": "A page of records.",
-                         "content": json_content(ref("schemas", schema_name(spec, "List")))},
-                 **error_responses(*_COLLECTION_ERRORS, "ValidationFailed", *_LAST_ERRORS)}
-    operation = {"summary": f"List {spec.name}",
-                 "description": "Filter operators, bounds and errors are in the API's description. ",
-                 "parameters": _by_reference(spec, list_parameters(spec)), "responses": responses}
-    return _part(spec, "list", _collection(spec), "get", operation,
-                 {schema_name(spec, "List"): envelope, **filter_schemas(spec)})
+    envelope = {
+        "type": "object",
+        "required": ["data", "meta", "links"],
+        "properties": {
+            "data": {"type": "array", "items": ref("schemas", schema_name(spec, "Record"))},
+            "meta": ref("schemas", "ListMeta"),
+            "links": ref("schemas", "ListLinks"),
+        },
+    }
+    responses = {
+        "200": {
+            "description": "A page of records.",
+            "content": json_content(ref("schemas", schema_name(spec, "List"))),
+        },
+        **error_responses(*_COLLECTION_ERRORS, "ValidationFailed", *_LAST_ERRORS),
+    }
+    operation = {
+        "summary": f"List {spec.name}",
+        "description": "Filter operators, bounds and errors are in the API's description. ",
+        "parameters": _by_reference(spec, list_parameters(spec)),
+        "responses": responses,
+    }
+    return _part(
+        spec,
+        "list",
+        _collection(spec),
+        "get",
+        operation,
+        {schema_name(spec, "List"): envelope, **filter_schemas(spec)},
+    )
 
 
 def _show(spec: ObjectSpec) -> OperationPart:
-    responses = {"200": ref("responses", schema_name(spec, "Record")),
-                 **error_responses(*_RECORD_ERRORS, *_LAST_ERRORS)}
-    operation = {"summary": f"Show one record of {spec.name}",
-                 "parameters": _by_reference(spec, [_id_parameter(spec), *show_parameters(spec)]),
-                 "responses": responses}
+    responses = {
+        "200": ref("responses", schema_name(spec, "Record")),
+        **error_responses(*_RECORD_ERRORS, *_LAST_ERRORS),
+    }
+    operation = {
+        "summary": f"Show one record of {spec.name}",
+        "parameters": _by_reference(spec, [_id_parameter(spec), *show_parameters(spec)]),
+        "responses": responses,
+    }
     return _part(spec, "show", _record(spec), "get", operation, _single_schema(spec))
 
 
 def _create(spec: ObjectSpec) -> OperationPart:
-    location = {"Location": {"required": False, "description": "The address of the new record; absent "
-                             "when the object does not serve it (created unpublished, or outside its query).",
-                             "schema": {"type": "string"}}}
-    responses = {"201": _data_response(spec, "The record, created.", location),
-                 **error_responses(*_COLLECTION_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}
-    operation = {"summary": f"Create a record of {spec.name}",
-                 "description": "Only writable fields are accepted; any other field is a 422 "
-                                f"(`is not writable`) and nothing is written. {_constraints(spec)}",
-                 "requestBody": _body(spec, "Create"), "responses": responses}
-    return _part(spec, "create", _collection(spec), "post", operation,
-                 {**_single_schema(spec), schema_name(spec, "Create"): _body_schema(spec, partial=False)})
+    location = {
+        "Location": {
+            "required": False,
+            "description": "The address of the new record; absent "
+            "when the object does not serve it (created unpublished, or outside its query).",
+            "schema": {"type": "string"},
+        }
+    }
+    responses = {
+        "201": _data_response(spec, "The record, created.", location),
+        **error_responses(*_COLLECTION_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS),
+    }
+    operation = {
+        "summary": f"Create a record of {spec.name}",
+        "description": "Only writable fields are accepted; any other field is a 422 "
+        f"(`is not writable`) and nothing is written. {_constraints(spec)}",
+        "requestBody": _body(spec, "Create"),
+        "responses": responses,
+    }
+    return _part(
+        spec,
+        "create",
+        _collection(spec),
+        "post",
+        operation,
+        {**_single_schema(spec), schema_name(spec, "Create"): _body_schema(spec, partial=False)},
+    )
 
 
 def _update(spec: ObjectSpec) -> OperationPart:
-    responses = {"200": ref("responses", schema_name(spec, "Record")),
-                 **error_responses(*_RECORD_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS)}
-    operation = {"summary": f"Update a record of {spec.name}",
-                 "description": "Only the fields sent are checked and changed; `{}` changes nothing. "
-                                f"{_constraints(spec)}",
-                 "parameters": _by_reference(spec, [_id_parameter(spec)]),
-                 "requestBody": _body(spec, "Update"), "responses": responses}
-    return _part(spec, "update", _record(spec), "patch", operation,
-                 {**_single_schema(spec), schema_name(spec, "Update"): _body_schema(spec, partial=True)})
+    responses = {
+        "200": ref("responses", schema_name(spec, "Record")),
+        **error_responses(*_RECORD_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS),
+    }
+    operation = {
+        "summary": f"Update a record of {spec.name}",
+        "description": "Only the fields sent are checked and changed; `{}` changes nothing. "
+        f"{_constraints(spec)}",
+        "parameters": _by_reference(spec, [_id_parameter(spec)]),
+        "requestBody": _body(spec, "Update"),
+        "responses": responses,
+    }
+    return _part(
+        spec,
+        "update",
+        _record(spec),
+        "patch",
+        operation,
+        {**_single_schema(spec), schema_name(spec, "Update"): _body_schema(spec, partial=True)},
+    )
 
 
 def _delete(spec: ObjectSpec) -> OperationPart:
     # 422: the database refuses the delete (another table's row still refers to this record).
-    responses = {"204": {"description": "Deleted; no body."},
-                 **error_responses(*_RECORD_ERRORS, "ValidationFailed", *_LAST_ERRORS)}
-    operation = {"summary": f"Delete a record of {spec.name}",
-                 "description": "A record that rows of another table still refer to (a foreign key the "
-                                "schema cannot express) is kept: 422 naming `id`. ",
-                 "parameters": _by_reference(spec, [_id_parameter(spec)]),
-                 "responses": responses}
+    responses = {
+        "204": {"description": "Deleted; no body."},
+        **error_responses(*_RECORD_ERRORS, "ValidationFailed", *_LAST_ERRORS),
+    }
+    operation = {
+        "summary": f"Delete a record of {spec.name}",
+        "description": "A record that rows of another table still refer to (a foreign key the "
+        "schema cannot express) is kept: 422 naming `id`. ",
+        "parameters": _by_reference(spec, [_id_parameter(spec)]),
+        "responses": responses,
+    }
     return _part(spec, "delete", _record(spec), "delete", operation, {})
 
 
@@ -174,8 +251,10 @@ def _constraints(spec: ObjectSpec) -> str:
             keys.append(f"`{name}` must name an existing `{key.column.table.name}.{key.column.name}`")
     if not keys:
         return ""
-    return (f"Checked by the database, not by this schema: {'; '.join(keys)}; otherwise 422 naming the field "
-            "(SQLite checks foreign keys only when the host turns them on). ")
+    return (
+        f"Checked by the database, not by this schema: {'; '.join(keys)}; otherwise 422 naming the field "
+        "(SQLite checks foreign keys only when the host turns them on). "
+    )
 
 
 def _body(spec: ObjectSpec, what: str) -> Schema:
@@ -195,8 +274,13 @@ def _id_parameter(spec: ObjectSpec) -> Parameter:
         typed = spec.validator.field_schema(spec.pk.name)
         schema = {key: value for key, value in typed.items() if key in ("minimum", "maximum")}
         schema["type"] = "integer"
-    return {"name": "id", "in": "path", "required": True, "schema": schema,
-            "description": f"The record's `{spec.pk.name}`."}
+    return {
+        "name": "id",
+        "in": "path",
+        "required": True,
+        "schema": schema,
+        "description": f"The record's `{spec.pk.name}`.",
+    }
 
 
 def _collection(spec: ObjectSpec) -> str:

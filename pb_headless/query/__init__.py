@@ -17,7 +17,23 @@ from pb_headless.query.planner import (
 from pb_headless.query.render import render_record, render_value
 
 __all__ = [
-    "OPERATORS", "Condition", "ListPlan", "Operator", "Ordering", "ParsedQuery", "ShowPlan", "compile_list",
-    "compile_show", "fetch_list", "fetch_one", "filter_operators", "parse_query", "plan_list", "plan_show",
-    "relation_select", "render_record", "render_value", "sortable_fields",
+    "OPERATORS",
+    "Condition",
+    "ListPlan",
+    "Operator",
+    "Ordering",
+    "ParsedQuery",
+    "ShowPlan",
+    "compile_list",
+    "compile_show",
+    "fetch_list",
+    "fetch_one",
+    "filter_operators",
+    "parse_query",
+    "plan_list",
+    "plan_show",
+    "relation_select",
+    "render_record",
+    "render_value",
+    "sortable_fields",
 ]

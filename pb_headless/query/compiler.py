@@ -28,7 +28,12 @@ RELATION_POSITION = "pb_relation_position"  # a to-many row's place among the ro
 DEFERRED_OFFSET = 1000  # from this offset on, a page is read through a deferred join
 
 _COMPARISONS: dict[Operator, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
-    Operator.EQ: eq, Operator.NE: ne, Operator.GT: gt, Operator.GTE: ge, Operator.LT: lt, Operator.LTE: le,
+    Operator.EQ: eq,
+    Operator.NE: ne,
+    Operator.GT: gt,
+    Operator.GTE: ge,
+    Operator.LT: lt,
+    Operator.LTE: le,
 }
 
 
@@ -39,10 +44,14 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
     may add count exactly the rows the pages show.
     """
     shape = _shape(spec)
-    filtered = _narrowed(spec, _columns(spec, plan)).where(
-        *(_condition(condition, dialect) for condition in plan.conditions),
-        *_search(shape.search_expressions(spec, dialect), plan.search, dialect),
-    ).order_by(None)
+    filtered = (
+        _narrowed(spec, _columns(spec, plan))
+        .where(
+            *(_condition(condition, dialect) for condition in plan.conditions),
+            *_search(shape.search_expressions(spec, dialect), plan.search, dialect),
+        )
+        .order_by(None)
+    )
     count = sa.select(sa.func.count()).select_from(filtered.subquery())
     orderings = [_ordering(order) for order in plan.order]
     if is_deferred(spec, plan, dialect):
@@ -63,8 +72,9 @@ def is_deferred(spec: ObjectSpec, plan: ListPlan, dialect: str) -> bool:
     return dialect == "mysql" and any(order.field.column is not spec.pk.column for order in plan.order)
 
 
-def _deferred_page(spec: ObjectSpec, plan: ListPlan, filtered: sa.Select[Any],
-                   orderings: Sequence[sa.UnaryExpression[Any]]) -> sa.Select[Any]:
+def _deferred_page(
+    spec: ObjectSpec, plan: ListPlan, filtered: sa.Select[Any], orderings: Sequence[sa.UnaryExpression[Any]]
+) -> sa.Select[Any]:
     """`SELECT … FROM t JOIN (SELECT key FROM t WHERE … ORDER BY … LIMIT … OFFSET …) ON key`: a join
     rather than `key IN (…)`, which MariaDB refuses with a LIMIT inside."""
     key = spec.pk.column
@@ -107,8 +117,9 @@ def relation_select(relation: RelationSpec, keys: Sequence[Any]) -> sa.Select[An
     numbered = statement.subquery()
     position = numbered.c[RELATION_POSITION]
     # A stable order, so a to-many array reads the same on every request and every database.
-    return (sa.select(numbered).where(position <= relation.limit + 1)
-            .order_by(numbered.c[RELATION_KEY], position))
+    return (
+        sa.select(numbered).where(position <= relation.limit + 1).order_by(numbered.c[RELATION_KEY], position)
+    )
 
 
 class _Shape:
@@ -121,8 +132,9 @@ class _Shape:
     def search_expressions(self, spec: ObjectSpec, dialect: str) -> tuple[sa.ColumnElement[Any], ...]:
         expressions = self._search.get(dialect)
         if expressions is None:
-            expressions = tuple(_as_text(spec.fields[name])
-                                for name in spec.searchable if name in spec.fields)
+            expressions = tuple(
+                _as_text(spec.fields[name]) for name in spec.searchable if name in spec.fields
+            )
             self._search[dialect] = expressions
         return expressions
 
@@ -186,7 +198,9 @@ def _bound(field: FieldSpec, value: Any, dialect: str) -> sa.ColumnElement[Any]:
     if _compares_as_text(field):
         return _param(value, sa.String())
     if kind is FieldKind.DATETIME and not field.description.timezone:
-        return _param(value, field.column.type, _naive)  # planned values are UTC; naive columns store naive UTC
+        return _param(
+            value, field.column.type, _naive
+        )  # planned values are UTC; naive columns store naive UTC
     return _param(value, field.column.type)
 
 
@@ -202,8 +216,9 @@ def _param(value: Any, type_: Any, convert: Callable[[Any], Any] | None = None) 
     return parameter
 
 
-def _search(expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str],
-            dialect: str) -> list[sa.ColumnElement[Any]]:
+def _search(
+    expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str], dialect: str
+) -> list[sa.ColumnElement[Any]]:
     """Every term must appear in at least one searchable field."""
     clauses = []
     for term in terms:
@@ -212,8 +227,9 @@ def _search(expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str],
     return clauses
 
 
-def _contains(text: sa.ColumnElement[Any], pattern: sa.BindParameter[str],
-              dialect: str) -> sa.ColumnElement[Any]:
+def _contains(
+    text: sa.ColumnElement[Any], pattern: sa.BindParameter[str], dialect: str
+) -> sa.ColumnElement[Any]:
     """Case-insensitive "contains": both sides folded by the database, so they fold alike."""
     folded_pattern = casefold(dialect, pattern)
     folded = casefold(dialect, text).like(folded_pattern, escape=LIKE_ESCAPE)
@@ -236,8 +252,11 @@ def _literal_text(text: str) -> sa.BindParameter[str]:
 
 
 def contains_pattern(text: str) -> str:
-    escaped = (text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2).replace("%", f"{LIKE_ESCAPE}%")
-               .replace("_", f"{LIKE_ESCAPE}_"))
+    escaped = (
+        text.replace(LIKE_ESCAPE, LIKE_ESCAPE * 2)
+        .replace("%", f"{LIKE_ESCAPE}%")
+        .replace("_", f"{LIKE_ESCAPE}_")
+    )
     return f"%{escaped}%"
 
 

@@ -15,8 +15,14 @@ from pb_headless.fields.values import literal_text
 from pb_headless.registry.spec import FieldSpec
 
 __all__ = [
-    "FALSE_WORDS", "LARGEST_INTEGER", "SMALLEST_INTEGER", "TRUE_WORDS", "ConversionError", "as_flag",
-    "convert", "literal_text",
+    "FALSE_WORDS",
+    "LARGEST_INTEGER",
+    "SMALLEST_INTEGER",
+    "TRUE_WORDS",
+    "ConversionError",
+    "as_flag",
+    "convert",
+    "literal_text",
 ]
 
 

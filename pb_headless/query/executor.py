@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any
 
 from databases import Database
@@ -21,12 +21,14 @@ from pb_headless.registry.spec import ObjectSpec, RelationSpec
 Truncated = dict[str, list[Any]]
 
 
-async def fetch_list(database: Database, spec: ObjectSpec, plan: ListPlan,
-                     dialect: str) -> tuple[list[dict[str, Any]], int, Truncated]:
+async def fetch_list(
+    database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
+) -> tuple[list[dict[str, Any]], int, Truncated]:
     """The page of records, the total number of matching records, and the to-many relations cut."""
     if plan.details:
         raise ValidationFailed(plan.details)
     prepared = list_statements(database, spec, plan, dialect)
+    fetch_page: Callable[[], Awaitable[Sequence[Any]]]
     if prepared is None:
         page, count = compile_list(spec, plan, dialect)
         fetch_page = functools.partial(database.fetch_all, page)
@@ -52,8 +54,9 @@ async def fetch_list(database: Database, spec: ObjectSpec, plan: ListPlan,
     return records, total, truncated
 
 
-async def fetch_one(database: Database, spec: ObjectSpec, plan: ShowPlan, pk_raw: str,
-                    dialect: str) -> tuple[dict[str, Any] | None, Truncated]:
+async def fetch_one(
+    database: Database, spec: ObjectSpec, plan: ShowPlan, pk_raw: str, dialect: str
+) -> tuple[dict[str, Any] | None, Truncated]:
     """The published record with this id, or None (a 404) when there is none or the id cannot be one;
     and the to-many relations cut."""
     try:
@@ -86,8 +89,13 @@ def _hashable(arguments: Any) -> Hashable:
     return tuple(sorted(arguments.items())) if isinstance(arguments, dict) else tuple(arguments)
 
 
-async def _attach_relations(database: Database, relations: Sequence[RelationSpec], rows: Sequence[Row],
-                            records: list[dict[str, Any]], pk_name: str) -> Truncated:
+async def _attach_relations(
+    database: Database,
+    relations: Sequence[RelationSpec],
+    rows: Sequence[Row],
+    records: list[dict[str, Any]],
+    pk_name: str,
+) -> Truncated:
     """One query per relation for the whole page (never one per row); what was cut, by relation."""
     truncated: Truncated = {}
     for relation in relations:
@@ -102,8 +110,9 @@ async def _attach_relations(database: Database, relations: Sequence[RelationSpec
     return truncated
 
 
-async def _related(database: Database, relation: RelationSpec,
-                   keys: list[Any]) -> tuple[dict[Any, list[dict[str, Any]]], set[Any]]:
+async def _related(
+    database: Database, relation: RelationSpec, keys: list[Any]
+) -> tuple[dict[Any, list[dict[str, Any]]], set[Any]]:
     """The rendered related records by key, and the keys whose to-many list was cut at its limit."""
     if not keys:
         return {}, set()

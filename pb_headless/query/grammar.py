@@ -31,7 +31,7 @@ class FilterTerm:
     field: str
     operator: Operator
     values: tuple[str, ...]
-    written: str        # the key as written: `filter[price][gte]`
+    written: str  # the key as written: `filter[price][gte]`
     position: int
 
 
@@ -40,22 +40,22 @@ class ListItem:
     """One comma-separated item of `sort`, `fields` or `with`."""
 
     name: str
-    written: str        # `sort=-secret`, `fields=secret`, `with=author.posts`
+    written: str  # `sort=-secret`, `fields=secret`, `with=author.posts`
     position: int
-    descending: bool = False   # only `sort` items use it
+    descending: bool = False  # only `sort` items use it
 
 
 @dataclass(frozen=True, slots=True)
 class NumberTerm:
     value: int
-    written: str        # `limit=50`
+    written: str  # `limit=50`
     position: int
 
 
 @dataclass(frozen=True, slots=True)
 class SearchText:
     terms: tuple[str, ...]
-    written: str        # `search=red shoes`
+    written: str  # `search=red shoes`
     position: int
 
 
@@ -107,7 +107,7 @@ class _Builder:
 
     def __init__(self) -> None:
         self.filters: list[FilterTerm] = []
-        self.repeated: dict[str, int] = {}   # `filter[f][in][]` key -> index in self.filters
+        self.repeated: dict[str, int] = {}  # `filter[f][in][]` key -> index in self.filters
         self.search: list[SearchText] = []
         self.lists: dict[str, list[ListItem]] = {name: [] for name in LIST_PARAMETERS}
         self.numbers: dict[str, NumberTerm] = {}
@@ -165,8 +165,13 @@ class _Builder:
 
     def build(self) -> ParsedQuery:
         return ParsedQuery(
-            filters=tuple(self.filters), search=tuple(self.search), sort=tuple(self.lists["sort"]),
-            fields=tuple(self.lists["fields"]), relations=tuple(self.lists["with"]),
-            limit=self.numbers.get("limit"), offset=self.numbers.get("offset"), page=self.numbers.get("page"),
+            filters=tuple(self.filters),
+            search=tuple(self.search),
+            sort=tuple(self.lists["sort"]),
+            fields=tuple(self.lists["fields"]),
+            relations=tuple(self.lists["with"]),
+            limit=self.numbers.get("limit"),
+            offset=self.numbers.get("offset"),
+            page=self.numbers.get("page"),
             ignored=tuple(self.ignored),
         )

@@ -8,8 +8,8 @@ states the same numbers in each parameter's description, read from here.
 
 from __future__ import annotations
 
-MAX_SEARCH_TERMS = 20          # whitespace-separated terms in one `search`
-MAX_FILTER_CONDITIONS = 50     # `filter[...]` conditions in one query, all fields together
-MAX_TEXT_LENGTH = 500          # characters of one `like` value or one `search` value
-MAX_LIST_VALUES = 100          # values of one `in` / `nin` list
-MAX_BOUND_VALUES = 2000        # values bound into the statement in all (filters and search terms)
+MAX_SEARCH_TERMS = 20  # whitespace-separated terms in one `search`
+MAX_FILTER_CONDITIONS = 50  # `filter[...]` conditions in one query, all fields together
+MAX_TEXT_LENGTH = 500  # characters of one `like` value or one `search` value
+MAX_LIST_VALUES = 100  # values of one `in` / `nin` list
+MAX_BOUND_VALUES = 2000  # values bound into the statement in all (filters and search terms)

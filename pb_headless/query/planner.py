@@ -28,8 +28,16 @@ from pb_headless.query.operators import Operator
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 __all__ = [
-    "MAX_LIST_VALUES", "Condition", "ListPlan", "Ordering", "ShowPlan", "filter_operators", "most_conditions",
-    "plan_list", "plan_show", "sortable_fields",
+    "MAX_LIST_VALUES",
+    "Condition",
+    "ListPlan",
+    "Ordering",
+    "ShowPlan",
+    "filter_operators",
+    "most_conditions",
+    "plan_list",
+    "plan_show",
+    "sortable_fields",
 ]
 
 
@@ -58,7 +66,7 @@ class Ordering:
 
 @dataclass(frozen=True)
 class ShowPlan:
-    fields: tuple[FieldSpec, ...]            # published order, primary key included
+    fields: tuple[FieldSpec, ...]  # published order, primary key included
     relations: tuple[RelationSpec, ...] = ()
     ignored: tuple[str, ...] = ()
 
@@ -66,8 +74,8 @@ class ShowPlan:
 @dataclass(frozen=True)
 class ListPlan(ShowPlan):
     conditions: tuple[Condition, ...] = ()
-    search: tuple[str, ...] = ()             # every term must appear in some searchable field
-    order: tuple[Ordering, ...] = ()         # ends with the primary key, ascending
+    search: tuple[str, ...] = ()  # every term must appear in some searchable field
+    order: tuple[Ordering, ...] = ()  # ends with the primary key, ascending
     limit: int = 0
     offset: int = 0
     details: dict[str, list[str]] = field(default_factory=dict)  # non-empty: answer 422
@@ -76,8 +84,11 @@ class ListPlan(ShowPlan):
 def plan_show(spec: ObjectSpec, query: ParsedQuery) -> ShowPlan:
     """`fields` and `with` apply to show as to list; the list-only parameters are not consulted."""
     notes = _Notes(query)
-    return ShowPlan(fields=_fields(spec, query.fields, notes),
-                    relations=_relations(spec, query.relations, notes), ignored=notes.ignored())
+    return ShowPlan(
+        fields=_fields(spec, query.fields, notes),
+        relations=_relations(spec, query.relations, notes),
+        ignored=notes.ignored(),
+    )
 
 
 def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
@@ -90,8 +101,17 @@ def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
         notes.fail("filter", f"must have at most {MAX_BOUND_VALUES} values in all")
     order = _order(spec, query.sort, notes)
     limit, offset = _paging(spec, query)
-    return ListPlan(fields=fields, relations=relations, conditions=conditions, search=search, order=order,
-                    limit=limit, offset=offset, ignored=notes.ignored(), details=notes.details)
+    return ListPlan(
+        fields=fields,
+        relations=relations,
+        conditions=conditions,
+        search=search,
+        order=order,
+        limit=limit,
+        offset=offset,
+        ignored=notes.ignored(),
+        details=notes.details,
+    )
 
 
 class _Notes:
@@ -143,15 +163,19 @@ def filter_operators(spec: ObjectSpec) -> dict[str, tuple[Operator, ...]]:
 
     A filterable field no operator applies to (JSON) is left out: every filter on it is ignored.
     """
-    operators = {name: tuple(operator for operator in Operator if operator.applies_to(field.kind))
-                 for name, field in spec.fields.items() if name in spec.filterable}
+    operators = {
+        name: tuple(operator for operator in Operator if operator.applies_to(field.kind))
+        for name, field in spec.fields.items()
+        if name in spec.filterable
+    }
     return {name: applicable for name, applicable in operators.items() if applicable}
 
 
 def sortable_fields(spec: ObjectSpec) -> tuple[str, ...]:
     """The fields `sort` takes, in published order (JSON has no ordering on PostgreSQL)."""
-    return tuple(name for name, field in spec.fields.items()
-                 if name in spec.sortable and field.kind.is_comparable)
+    return tuple(
+        name for name, field in spec.fields.items() if name in spec.sortable and field.kind.is_comparable
+    )
 
 
 def most_conditions(spec: ObjectSpec) -> int:
@@ -253,8 +277,12 @@ def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tupl
     order: dict[str, Ordering] = {}
     for item in items:
         field = spec.fields.get(item.name)
-        if (field is None or item.name not in spec.sortable or not field.kind.is_comparable
-                or item.name in order):
+        if (
+            field is None
+            or item.name not in spec.sortable
+            or not field.kind.is_comparable
+            or item.name in order
+        ):
             # JSON has no ordering on PostgreSQL; a repeated field cannot sort twice.
             notes.ignore(item.position, item.written)
         else:

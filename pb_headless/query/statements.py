@@ -14,7 +14,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
@@ -47,7 +47,7 @@ class Prepared:
     keys: tuple[str, ...]  # result column names
     processors: tuple[Callable[[Any], Any] | None, ...]
 
-    def arguments(self, values: Mapping[int | str, Any]) -> Any:
+    def arguments(self, values: Mapping[Any, Any]) -> Any:  # keyed by slot: an index or a name
         converted = []
         for bind in self.binds:
             value = values.get(bind.slot)
@@ -247,7 +247,10 @@ def _prepare(
             if style == "dollar"
             else compiled.string
         )
-    binds = tuple(Bind(name, names[name][0], names[name][1], processors.get(name)) for name in order)
+    binds = tuple(
+        Bind(name, names[name][0], names[name][1], cast("Callable[[Any], Any] | None", processors.get(name)))
+        for name in order
+    )
     columns = compiled._result_columns
     keys = tuple(str(column.keyname) for column in columns)
     result_processors = tuple(column.type._cached_result_processor(dialect, None) for column in columns)
@@ -262,15 +265,15 @@ async def _run(database: Database, style: str, sql: str, arguments: Any) -> Sequ
         async with lock:
             raw = connection.raw_connection
             if style == "qmark":
-                return await raw.execute_fetchall(sql, arguments)  # type: ignore[no-any-return]
+                return await raw.execute_fetchall(sql, arguments)
             if style == "dollar":
-                return await raw.fetch(sql, *arguments)  # type: ignore[no-any-return]
+                return await raw.fetch(sql, *arguments)
             async with raw.cursor() as cursor:
                 await cursor.execute(sql, arguments)
-                return await cursor.fetchall()  # type: ignore[no-any-return]
+                return await cursor.fetchall()
 
 
-class Row(dict):  # type: ignore[type-arg]
+class Row(dict):
     """A fetched row read by column name, also as `row._mapping` like a SQLAlchemy or `databases` row."""
 
     @property
@@ -299,7 +302,7 @@ async def fetch_fixed(database: Database, statement: sa.Select[Any], values: Map
             if parameter.key in values
         }
         prepared = compiled[id(statement)] = _prepare(database, statement, slots, constants=True)
-    if prepared is None:
+    if not isinstance(prepared, Prepared):  # None: this statement cannot be kept compiled
         return [Row(row._mapping) for row in await database.fetch_all(statement, dict(values))]
     return [Row(row) for row in await prepared.fetch(database, prepared.arguments(values))]
 

@@ -24,15 +24,15 @@ from databases import Database
 log = logging.getLogger("pb_headless")
 
 STALE_AFTER = 5.0  # seconds a count may lag behind writes that bypass the library
-RECOUNT_FACTOR = 20   # a count that takes long is retaken at most every 20 times its duration
+RECOUNT_FACTOR = 20  # a count that takes long is retaken at most every 20 times its duration
 KEPT_COUNTS = 1024  # distinct filtered counts kept per process and database
 
 _seen_version: ContextVar[int | None] = ContextVar("pb_data_version", default=None)
 
 
-def note_data_version(version: object) -> None:
+def note_data_version(version: int | None) -> None:
     """The data version this request read with its token (None when the row is not there yet)."""
-    _seen_version.set(None if version is None else int(version))  # type: ignore[call-overload]
+    _seen_version.set(version)
 
 
 class Totals:

@@ -10,8 +10,14 @@ from typing import Any
 from pb_headless.ratelimit.base import DEFAULT_LIMIT, DEFAULT_WINDOW, RateDecision, RateLimiter
 from pb_headless.ratelimit.memory import MemoryRateLimiter
 
-__all__ = ["DEFAULT_LIMIT", "DEFAULT_WINDOW", "MemoryRateLimiter", "RateDecision", "RateLimiter",
-           "RedisRateLimiter"]
+__all__ = [
+    "DEFAULT_LIMIT",
+    "DEFAULT_WINDOW",
+    "MemoryRateLimiter",
+    "RateDecision",
+    "RateLimiter",
+    "RedisRateLimiter",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -15,17 +15,23 @@ class RateDecision:
     allowed: bool
     limit: int
     remaining: int
-    reset: int          # Unix epoch seconds when the window frees a place
-    retry_after: int    # seconds to wait; 0 when allowed
+    reset: int  # Unix epoch seconds when the window frees a place
+    retry_after: int  # seconds to wait; 0 when allowed
 
     @classmethod
-    def of_window(cls, *, allowed: bool, limit: int, count: int, oldest: float | None, now: float,
-                  window: float) -> RateDecision:
+    def of_window(
+        cls, *, allowed: bool, limit: int, count: int, oldest: float | None, now: float, window: float
+    ) -> RateDecision:
         """The decision for a sliding window holding `count` requests, the oldest at `oldest`
         (epoch seconds): a place frees when that request leaves the window."""
         frees_at = (now if oldest is None else oldest) + window
-        return cls(allowed=allowed, limit=limit, remaining=max(limit - count, 0), reset=math.ceil(frees_at),
-                   retry_after=0 if allowed else max(math.ceil(frees_at - now), 1))
+        return cls(
+            allowed=allowed,
+            limit=limit,
+            remaining=max(limit - count, 0),
+            reset=math.ceil(frees_at),
+            retry_after=0 if allowed else max(math.ceil(frees_at - now), 1),
+        )
 
     def headers(self) -> dict[str, str]:
         return {

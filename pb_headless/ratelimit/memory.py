@@ -18,8 +18,12 @@ class MemoryRateLimiter:
     several workers without Redis each allow `limit` (docs/cors-and-rate-limits.md).
     """
 
-    def __init__(self, limit: int = DEFAULT_LIMIT, window: float = DEFAULT_WINDOW,
-                 clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self,
+        limit: int = DEFAULT_LIMIT,
+        window: float = DEFAULT_WINDOW,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
         if limit < 1 or window <= 0:
             raise ValueError("a rate limit needs limit >= 1 and window > 0")
         self.limit = limit
@@ -55,8 +59,14 @@ class MemoryRateLimiter:
             held += 1
         if now >= self._next_sweep:
             self._sweep(now)
-        return RateDecision.of_window(allowed=allowed, limit=self.limit, count=held,
-                                      oldest=hits[0] if hits else None, now=now, window=self.window)
+        return RateDecision.of_window(
+            allowed=allowed,
+            limit=self.limit,
+            count=held,
+            oldest=hits[0] if hits else None,
+            now=now,
+            window=self.window,
+        )
 
     def _sweep(self, now: float) -> None:
         """Once a window, forget clients idle for a whole window, so memory follows the active ones."""

@@ -56,16 +56,32 @@ class RedisRateLimiter:
     """`RedisRateLimiter("redis://host:6379/0", limit=120, prefix="site:")`, or an existing
     `redis.asyncio.Redis` client (then closing it stays the caller's business)."""
 
-    def __init__(self, redis: str | Redis, *, limit: int = DEFAULT_LIMIT, window: float = DEFAULT_WINDOW,
-                 prefix: str = DEFAULT_PREFIX, timeout: float = 0.5, retry_interval: float = 5.0,
-                 max_connections: int = 50, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self,
+        redis: str | Redis,
+        *,
+        limit: int = DEFAULT_LIMIT,
+        window: float = DEFAULT_WINDOW,
+        prefix: str = DEFAULT_PREFIX,
+        timeout: float = 0.5,
+        retry_interval: float = 5.0,
+        max_connections: int = 50,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         if isinstance(redis, str):
             # Short timeouts and a single immediate retry: while Redis is away a request may wait
             # for it at most once per retry_interval, never for a backoff schedule. A burst of
             # concurrent requests queues for a connection instead of failing over to memory.
-            redis = Redis.from_pool(BlockingConnectionPool.from_url(
-                redis, max_connections=max_connections, timeout=timeout, socket_connect_timeout=timeout,
-                socket_timeout=timeout, retry=Retry(NoBackoff(), 1)))
+            redis = Redis.from_pool(
+                BlockingConnectionPool.from_url(
+                    redis,
+                    max_connections=max_connections,
+                    timeout=timeout,
+                    socket_connect_timeout=timeout,
+                    socket_timeout=timeout,
+                    retry=Retry(NoBackoff(), 1),
+                )
+            )
             self._owns_client = True
         else:
             self._owns_client = False
@@ -115,8 +131,9 @@ class RedisRateLimiter:
             self._retry_at = self.clock() + self.retry_interval
         member = f"{self._member_prefix}{next(self._counter):x}"
         try:
-            reply = await self._script(keys=[self.prefix + key],
-                                       args=[self.limit, self._window_us, member, int(count)])
+            reply = await self._script(
+                keys=[self.prefix + key], args=[self.limit, self._window_us, member, int(count)]
+            )
             decision = self._decision(reply)
         # OSError: sockets and timeouts redis-py lets through; ValueError/TypeError: a reply that is not
         # the script's (a proxy in between, another server on the port).
@@ -131,12 +148,22 @@ class RedisRateLimiter:
     def _decision(self, reply: list[Any]) -> RateDecision:
         allowed, held, now_us, oldest_us = reply
         return RateDecision.of_window(
-            allowed=bool(allowed), limit=self.limit, count=int(held), now=int(now_us) / 1_000_000,
-            oldest=float(oldest_us) / 1_000_000 if oldest_us is not None else None, window=self.window)
+            allowed=bool(allowed),
+            limit=self.limit,
+            count=int(held),
+            now=int(now_us) / 1_000_000,
+            oldest=float(oldest_us) / 1_000_000 if oldest_us is not None else None,
+            window=self.window,
+        )
 
     def _lost(self, error: Exception) -> None:
         self._retry_at = self.clock() + self.retry_interval
         if self._shared:
             self._shared = False
-            log.warning("pb_headless: Redis at %s does not answer (%s: %s); rate limits count per process "
-                        "until it is back", self.location, type(error).__name__, error)
+            log.warning(
+                "pb_headless: Redis at %s does not answer (%s: %s); rate limits count per process "
+                "until it is back",
+                self.location,
+                type(error).__name__,
+                error,
+            )

@@ -7,7 +7,20 @@ from pb_headless.registry.source import Source, SourceKind
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec, Through
 
 __all__ = [
-    "COMPONENT_GROUP", "DECLARATION_KEYS", "OPERATIONS", "ApiRegistry", "Catalog", "Declaration",
-    "DeclarationError", "Events", "FieldSpec", "ObjectSpec", "OnServiceApiRegister", "RelationSpec",
-    "Source", "SourceKind", "Through", "load_components",
+    "COMPONENT_GROUP",
+    "DECLARATION_KEYS",
+    "OPERATIONS",
+    "ApiRegistry",
+    "Catalog",
+    "Declaration",
+    "DeclarationError",
+    "Events",
+    "FieldSpec",
+    "ObjectSpec",
+    "OnServiceApiRegister",
+    "RelationSpec",
+    "Source",
+    "SourceKind",
+    "Through",
+    "load_components",
 ]

@@ -13,10 +13,10 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from pb_headless.fields import FieldKind, describe_column
 from pb_headless.registry.declaration import PUBLISHED_COLUMN, Declaration, DeclarationError, checked_against
 from pb_headless.registry.defaults import ModelDefaults
 from pb_headless.registry.relations import resolve_relations
-from pb_headless.fields import FieldKind, describe_column
 from pb_headless.registry.spec import FieldSpec, ObjectSpec
 from pb_headless.rules import Validator
 

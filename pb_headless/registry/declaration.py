@@ -15,17 +15,32 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from pb_headless.fields import describe_column
 from pb_headless.operations import READ_OPERATIONS, WRITE_OPERATIONS, Operation
 from pb_headless.registry.source import Source
 from pb_headless.rules import RuleError, Validator, compile_rules
-from pb_headless.fields import describe_column
 from pb_headless.scopes import is_valid_scope
 
 OPERATIONS = tuple(Operation)
-DECLARATION_KEYS = frozenset({
-    "model", "table", "fields", "filterable", "searchable", "sortable", "with", "per_page",
-    "max_per_page", "default_sort", "query", "operations", "writable", "rules", "scopes",
-})
+DECLARATION_KEYS = frozenset(
+    {
+        "model",
+        "table",
+        "fields",
+        "filterable",
+        "searchable",
+        "sortable",
+        "with",
+        "per_page",
+        "max_per_page",
+        "default_sort",
+        "query",
+        "operations",
+        "writable",
+        "rules",
+        "scopes",
+    }
+)
 DEFAULT_PER_PAGE = 20
 DEFAULT_MAX_PER_PAGE = 100
 OBJECT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")
@@ -91,8 +106,9 @@ def check_declaration(name: str, raw: Mapping[str, Any], source: Source | str) -
     if not isinstance(name, str) or not OBJECT_NAME.fullmatch(name):
         raise DeclarationError(source, str(name), None, "an object name is 1-100 of [A-Za-z0-9_-]")
     if not isinstance(raw, Mapping):
-        raise DeclarationError(source, name, None,
-                               "a declaration is a dict of the keys in docs/declarations.md")
+        raise DeclarationError(
+            source, name, None, "a declaration is a dict of the keys in docs/declarations.md"
+        )
     fail = _Failer(source, name)
     unknown = sorted(set(raw) - DECLARATION_KEYS)
     if unknown:
@@ -107,12 +123,25 @@ def check_declaration(name: str, raw: Mapping[str, Any], source: Source | str) -
     _check_writes_are_open(raw, operations, fail)
     scopes = _scopes(raw, name, fail)
     declaration = Declaration(
-        name=name, source=source, table=table, table_name=table_name, model=model, fields=fields,
-        filterable=_names(raw, "filterable", fail), searchable=_names(raw, "searchable", fail),
-        sortable=_names(raw, "sortable", fail), relations=_relations(raw, fail),
-        per_page=per_page, max_per_page=max_per_page, default_sort=_default_sort(raw, fail),
-        query=_query(raw, fail), operations=operations, writable=_names(raw, "writable", fail),
-        rules=_rules(raw, fail), read_scope=scopes[0], write_scope=scopes[1],
+        name=name,
+        source=source,
+        table=table,
+        table_name=table_name,
+        model=model,
+        fields=fields,
+        filterable=_names(raw, "filterable", fail),
+        searchable=_names(raw, "searchable", fail),
+        sortable=_names(raw, "sortable", fail),
+        relations=_relations(raw, fail),
+        per_page=per_page,
+        max_per_page=max_per_page,
+        default_sort=_default_sort(raw, fail),
+        query=_query(raw, fail),
+        operations=operations,
+        writable=_names(raw, "writable", fail),
+        rules=_rules(raw, fail),
+        read_scope=scopes[0],
+        write_scope=scopes[1],
     )
     return checked_against(declaration, table) if table is not None else declaration
 
@@ -129,8 +158,10 @@ def check_columns(declaration: Declaration, table: sa.Table) -> None:
     fail = _Failer(declaration.source, declaration.name)
     columns = set(table.c.keys())
     if len(table.primary_key.columns) != 1:
-        fail("model" if declaration.table_name is None else "table",
-             f"table '{table.name}' needs a single-column primary key")
+        fail(
+            "model" if declaration.table_name is None else "table",
+            f"table '{table.name}' needs a single-column primary key",
+        )
     published = set(declaration.fields) | {table.primary_key.columns[0].name}
     for key in ("fields", "writable"):
         for name in getattr(declaration, key):
@@ -157,8 +188,11 @@ def _check_creatable(declaration: Declaration, table: sa.Table, fail: _Failer) -
     for column in table.columns:
         filled = column.name in declaration.writable or column.name == PUBLISHED_COLUMN
         if not (filled or column.nullable or describe_column(column).has_default):
-            fail("writable", f"column '{column.name}' is NOT NULL and has no default, so no create could "
-                             f"fill it: make it writable, or give it a default in the model or the table")
+            fail(
+                "writable",
+                f"column '{column.name}' is NOT NULL and has no default, so no create could "
+                f"fill it: make it writable, or give it a default in the model or the table",
+            )
 
 
 def _check_writes_are_open(raw: Mapping[str, Any], operations: frozenset[Operation], fail: _Failer) -> None:
@@ -167,15 +201,19 @@ def _check_writes_are_open(raw: Mapping[str, Any], operations: frozenset[Operati
         return
     for key in ("writable", "rules"):
         if raw.get(key):
-            fail(key, f"'{key}' is given but the object allows no write operation; add create, update or "
-                      f"delete to 'operations', or remove '{key}'")
+            fail(
+                key,
+                f"'{key}' is given but the object allows no write operation; add create, update or "
+                f"delete to 'operations', or remove '{key}'",
+            )
 
 
 def compile_declared_rules(declaration: Declaration, table: sa.Table) -> Validator:
     """The validator of the declaration's `rules`; a bad rule fails naming the source and object."""
     try:
-        return compile_rules(declaration.name, {c.name: c for c in table.columns}, declaration.writable,
-                             declaration.rules)
+        return compile_rules(
+            declaration.name, {c.name: c for c in table.columns}, declaration.writable, declaration.rules
+        )
     except RuleError as error:
         problem = str(error).removeprefix(f"object '{declaration.name}', ")  # the object is named already
         raise DeclarationError(declaration.source, declaration.name, "rules", problem) from None

@@ -90,8 +90,9 @@ class Events:
             except Exception as error:
                 if owner is None:
                     raise
-                raise ComponentError(owner, f"its {name} handler failed: {type(error).__name__}: {error}",
-                                     error) from error
+                raise ComponentError(
+                    owner, f"its {name} handler failed: {type(error).__name__}: {error}", error
+                ) from error
             finally:
                 _running_component.reset(running)
 
@@ -107,8 +108,10 @@ def load_components(events: Events, modules: Iterable[str] = ()) -> list[str]:
         _setup(f"{entry.name} ({entry.value})", partial(_entry_setup, entry), events)
         loaded.append(entry.name)
     for module_name in (name.strip() for name in modules if name.strip()):
+
         def load(module_name: str = module_name) -> Any:
             return _setup_of(importlib.import_module(module_name))
+
         _setup(module_name, load, events)
         loaded.append(module_name)
     return loaded
@@ -130,15 +133,17 @@ def _setup(name: str, load: Callable[[], Any], events: Events) -> None:
     try:
         setup = load()
     except Exception as error:
-        raise ComponentError(name, f"cannot load its setup(events): {type(error).__name__}: {error}",
-                             error) from error
+        raise ComponentError(
+            name, f"cannot load its setup(events): {type(error).__name__}: {error}", error
+        ) from error
     if not callable(setup):
         raise ComponentError(name, "setup is not callable")
     events.setting_up(name)
     try:
         setup(events)
     except Exception as error:
-        raise ComponentError(name, f"its setup(events) failed: {type(error).__name__}: {error}", error) \
-            from error
+        raise ComponentError(
+            name, f"its setup(events) failed: {type(error).__name__}: {error}", error
+        ) from error
     finally:
         events.setting_up(None)

@@ -61,13 +61,17 @@ class ApiRegistry:
         self.version = 0  # moves on every change made in this process
 
     # -- sources -------------------------------------------------------------------------------
-    def register(self, name: str, declaration: Mapping[str, Any] | Declaration, *,
-                 source: Source | str | None = None) -> None:
+    def register(
+        self, name: str, declaration: Mapping[str, Any] | Declaration, *, source: Source | str | None = None
+    ) -> None:
         """Publish an object from code; checked at once (DeclarationError names source, object, key).
         Registered from a component's handler, the source is that component; text given as `source`
         is a label shown as written."""
-        checked = declaration if isinstance(declaration, Declaration) \
+        checked = (
+            declaration
+            if isinstance(declaration, Declaration)
             else check_declaration(name, declaration, Source.of(source) if source else registering_source())
+        )
         self._code[name] = checked
         self._changed()
 
@@ -172,12 +176,17 @@ class ApiRegistry:
             def reflect(sync_connection: Any) -> None:
                 inspector = sa.inspect(sync_connection)
                 existing = set(inspector.get_table_names())
-                candidates = {table for table in existing for relation in relations
-                              if table == relation or table.endswith("_" + relation)}
+                candidates = {
+                    table
+                    for table in existing
+                    for relation in relations
+                    if table == relation or table.endswith("_" + relation)
+                }
                 chosen = (wanted & existing) | candidates
                 if relations:
                     chosen |= _associations(inspector, wanted & existing, candidates)
                 metadata.reflect(sync_connection, only=sorted(chosen), resolve_fks=True)
+
             await connection.run_sync(reflect)
 
     def _engine(self, database: Database) -> AsyncEngine:

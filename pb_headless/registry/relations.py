@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 import sqlalchemy as sa
 
+from pb_headless.fields import FieldKind, describe_column
 from pb_headless.registry.declaration import (
     DEFAULT_MAX_PER_PAGE,
     PUBLISHED_COLUMN,
@@ -29,7 +30,6 @@ from pb_headless.registry.declaration import (
     DeclarationError,
     RelationDeclaration,
 )
-from pb_headless.fields import FieldKind, describe_column
 from pb_headless.registry.spec import FieldSpec, RelationSpec, Through
 
 

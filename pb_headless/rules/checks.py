@@ -7,6 +7,7 @@ import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass
 from decimal import Context, Decimal
+from typing import Any
 from urllib.parse import urlsplit
 
 from pb_headless.fields import (
@@ -23,7 +24,7 @@ from pb_headless.rules.messages import message, options_message, size_message
 from pb_headless.rules.plan import FieldPlan
 
 # A check returns the message of its failure, or None when the value passes.
-Check = Callable[[object], "str | None"]
+Check = Callable[[Any], "str | None"]  # a value that passed the type gates
 
 # The characters PHP's trim() removes: Laravel treats a string of only these as empty.
 BLANK = " \t\n\r\x00\x0b"
@@ -168,7 +169,8 @@ def _rule_checks(plan: FieldPlan, rule: Rule) -> list[Check]:
     text = message(rule.name, plan.shown_name)
     if rule.name == "regex":
         pattern = rule.pattern
-        return [_predicate(lambda value: pattern.search(value) is not None, text)]  # type: ignore[union-attr]
+        assert pattern is not None  # a regex rule always carries its compiled pattern
+        return [_predicate(lambda value: pattern.search(value) is not None, text)]
     kind = plan.column.kind
     if rule.name == "date" and kind not in (FieldKind.DATE, FieldKind.DATETIME):
         return [_predicate(_is_date, text)]
@@ -178,7 +180,7 @@ def _rule_checks(plan: FieldPlan, rule: Rule) -> list[Check]:
     return [] if predicate is None else [_predicate(predicate, text)]
 
 
-def _predicate(holds: Callable[[object], bool], text: str) -> Check:
+def _predicate(holds: Callable[[Any], bool], text: str) -> Check:
     """A check that fails with `text`; string rules run only on strings (the gates saw to that)."""
     return lambda value: None if holds(value) else text
 

@@ -25,9 +25,7 @@ async def bump_version(database: Database) -> None:
 # instance knows when a count it kept is out of date (pb_headless/query/totals.py).
 DATA_VERSION_ID = 2
 _READ_DATA_VERSION = sa.select(state.c.version).where(state.c.id == DATA_VERSION_ID)
-_BUMP_DATA_VERSION = (
-    state.update().where(state.c.id == DATA_VERSION_ID).values(version=state.c.version + 1)
-)
+_BUMP_DATA_VERSION = state.update().where(state.c.id == DATA_VERSION_ID).values(version=state.c.version + 1)
 
 
 def data_version_column() -> sa.ScalarSelect[int]:

@@ -12,9 +12,9 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.db import as_aware, to_naive_utc, utcnow
+from pb_headless.query.statements import fetch_fixed
 from pb_headless.scopes import is_valid_scope
 from pb_headless.state import bump_version
-from pb_headless.query.statements import fetch_fixed
 from pb_headless.state.version import data_version_column
 from pb_headless.tables import state, tokens
 from pb_headless.tokens.format import display_prefix, generate, hash_token
@@ -24,7 +24,9 @@ LAST_USED_RESOLUTION = timedelta(minutes=1)
 # The statement every request runs: one module constant, so it is compiled once per database.
 _VERSIONS_AND_TOKEN = (
     sa.select(state.c.version.label("pb_version"), data_version_column().label("pb_data_version"), *tokens.c)
-    .select_from(state.outerjoin(tokens, tokens.c.token_hash == sa.bindparam("token_hash", type_=sa.String())))
+    .select_from(
+        state.outerjoin(tokens, tokens.c.token_hash == sa.bindparam("token_hash", type_=sa.String()))
+    )
     .where(state.c.id == 1)
 )
 NAME_MAX_LENGTH = 100
@@ -228,8 +230,11 @@ class TokenStore:
             return TokenLookup(0, None, None)
         found = rows[0]
         data_version = found["pb_data_version"]
-        return TokenLookup(int(found["pb_version"]), None if data_version is None else int(data_version),
-                           token_from_row(found) if found["id"] is not None else None)
+        return TokenLookup(
+            int(found["pb_version"]),
+            None if data_version is None else int(data_version),
+            token_from_row(found) if found["id"] is not None else None,
+        )
 
     async def touch(self, token: TokenInfo, now: datetime | None = None) -> None:
         """Record use, at most once a minute per token (the WHERE keeps concurrent writers to one)."""

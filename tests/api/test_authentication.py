@@ -42,24 +42,37 @@ async def test_an_expired_or_disabled_last_token_makes_the_api_dormant_again(dem
 
 async def test_bearer_and_x_api_key_both_authenticate(demo):
     plain = await demo.token("*")
-    for headers in ({"Authorization": f"Bearer {plain}"}, {"Authorization": f"bearer {plain}"},
-                    {"Authorization": f"BEARER {plain}"}, {"X-API-Key": plain},
-                    {"Authorization": f"Bearer {plain}", "X-API-Key": plain}):
+    for headers in (
+        {"Authorization": f"Bearer {plain}"},
+        {"Authorization": f"bearer {plain}"},
+        {"Authorization": f"BEARER {plain}"},
+        {"X-API-Key": plain},
+        {"Authorization": f"Bearer {plain}", "X-API-Key": plain},
+    ):
         response = await demo.client.get(API + "/me", headers=headers)
         assert response.status_code == 200, headers
 
 
 async def test_two_different_tokens_in_the_two_headers_are_a_bad_request(demo):
     one, two = await demo.token("*"), await demo.token("*")
-    response = await demo.client.get(API + "/me", headers={"Authorization": f"Bearer {one}", "X-API-Key": two})
+    response = await demo.client.get(
+        API + "/me", headers={"Authorization": f"Bearer {one}", "X-API-Key": two}
+    )
     assert response.status_code == 400
     assert response.json()["error"] == "bad_request"
 
 
-@pytest.mark.parametrize("headers", [
-    {}, {"Authorization": "Bearer"}, {"Authorization": "Basic dXNlcjpwYXNz"}, {"Authorization": "Bearer nonsense"},
-    {"X-API-Key": "pb_" + "a" * 46}, {"Authorization": "Token abc"},
-])
+@pytest.mark.parametrize(
+    "headers",
+    [
+        {},
+        {"Authorization": "Bearer"},
+        {"Authorization": "Basic dXNlcjpwYXNz"},
+        {"Authorization": "Bearer nonsense"},
+        {"X-API-Key": "pb_" + "a" * 46},
+        {"Authorization": "Token abc"},
+    ],
+)
 async def test_a_missing_or_bad_token_is_401(demo, headers):
     await demo.token("*")
     assert_unauthorized(await demo.client.get(API + "/me", headers=headers))
@@ -72,7 +85,9 @@ async def test_disabled_expired_and_reissued_tokens_are_rejected_at_once(demo):
 
     expiring = await demo.token("*", name="expiring", expires_at=datetime.now(UTC) + timedelta(days=1))
     past = (datetime.now(UTC) - timedelta(seconds=5)).replace(tzinfo=None)
-    await demo.database.execute(tokens_table.update().where(tokens_table.c.name == "expiring").values(expires_at=past))
+    await demo.database.execute(
+        tokens_table.update().where(tokens_table.c.name == "expiring").values(expires_at=past)
+    )
     assert_unauthorized(await demo.client.get(API + "/me", headers=demo.auth(expiring)))
 
     old = await demo.token("*", name="app")
@@ -132,8 +147,11 @@ async def test_a_token_reaching_an_object_without_the_operation_scope_gets_403(d
     plain = await demo.token("articles.write")
     response = await demo.client.get(API + "/objects/articles", headers=demo.auth(plain))
     assert response.status_code == 403
-    assert response.json() == {"error": "forbidden", "message": response.json()["message"],
-                               "required_scope": "articles.read"}
+    assert response.json() == {
+        "error": "forbidden",
+        "message": response.json()["message"],
+        "required_scope": "articles.read",
+    }
     assert response.headers["cache-control"] == "no-store"
 
 
@@ -145,11 +163,20 @@ async def test_an_operation_the_object_does_not_allow_is_405_before_the_scope_ch
     assert "GET" in response.headers["allow"] and "POST" not in response.headers["allow"]
 
 
-@pytest.mark.parametrize(("method", "path"), [
-    ("POST", "/objects/articles/1"), ("PATCH", "/objects/articles"), ("DELETE", "/objects/articles"),
-    ("PUT", "/objects/articles"), ("PUT", "/objects/articles/1"), ("FOO", "/objects/articles"),
-    ("TRACE", "/objects/articles/1"), ("POST", "/me"), ("DELETE", "/objects"),
-])
+@pytest.mark.parametrize(
+    ("method", "path"),
+    [
+        ("POST", "/objects/articles/1"),
+        ("PATCH", "/objects/articles"),
+        ("DELETE", "/objects/articles"),
+        ("PUT", "/objects/articles"),
+        ("PUT", "/objects/articles/1"),
+        ("FOO", "/objects/articles"),
+        ("TRACE", "/objects/articles/1"),
+        ("POST", "/me"),
+        ("DELETE", "/objects"),
+    ],
+)
 async def test_a_method_a_path_does_not_serve_is_405_with_allow(demo, method, path):
     plain = await demo.token("*")
     response = await demo.client.request(method, API + path, headers=demo.auth(plain))
@@ -183,5 +210,6 @@ async def test_last_used_at_is_recorded(demo):
     plain = await demo.token("*", name="app")
     await demo.client.get(API + "/me", headers=demo.auth(plain))
     used = await demo.database.fetch_val(
-        sa.select(tokens_table.c.last_used_at).where(tokens_table.c.name == "app"))
+        sa.select(tokens_table.c.last_used_at).where(tokens_table.c.name == "app")
+    )
     assert used is not None

@@ -52,7 +52,9 @@ async def _hammer(base: str, plain: str) -> tuple[dict[int, str], dict[int, list
                 else:
                     target = sorted(created)[number % len(created)]
                     title = f"updated {number}"
-                    response = await http.patch(f"/api/pb/v1/objects/articles/{target}", json={"title": title})
+                    response = await http.patch(
+                        f"/api/pb/v1/objects/articles/{target}", json={"title": title}
+                    )
                     assert response.status_code == 200, response.text
                     updated.setdefault(target, []).append(title)
 

@@ -19,13 +19,17 @@ from pb_headless.constructor import (
 )
 from tests.support.host import Host
 
-NEWS = ConstructorTable("site_news", "Новости компании", (
-    ConstructorField("title", "string", required=True, searchable=True, length=200),
-    ConstructorField("body", "text", searchable=True),
-    ConstructorField("views", "integer"),
-    ConstructorField("secret", "string"),
-    ConstructorField("pinned", "boolean"),
-))
+NEWS = ConstructorTable(
+    "site_news",
+    "Новости компании",
+    (
+        ConstructorField("title", "string", required=True, searchable=True, length=200),
+        ConstructorField("body", "text", searchable=True),
+        ConstructorField("views", "integer"),
+        ConstructorField("secret", "string"),
+        ConstructorField("pinned", "boolean"),
+    ),
+)
 # A second table, published throughout, keeps the API awake (CONTRACT §1.3) while `NEWS` is not.
 EVENTS = ConstructorTable("site_events", "События", (ConstructorField("name", "string", required=True),))
 
@@ -106,8 +110,9 @@ async def test_show_serves_a_published_row_and_not_an_unpublished_one(site):
     await publish(site, READ)
     shown = await site.client.get(f"{OBJECTS}/novosti_kompanii/1", headers=site.headers)
     assert shown.status_code == 200
-    assert shown.json() == {"data": {"id": 1, "title": "Открытие офиса", "body": "Мы открыли офис",
-                                     "views": 10}}
+    assert shown.json() == {
+        "data": {"id": 1, "title": "Открытие офиса", "body": "Мы открыли офис", "views": 10}
+    }
     hidden = await site.client.get(f"{OBJECTS}/novosti_kompanii/2", headers=site.headers)
     assert hidden.status_code == 404
     assert hidden.json()["error"] == "not_found"
@@ -163,8 +168,9 @@ async def test_a_field_added_to_the_tables_definition_is_served_once_ticked(site
     from pb_headless.state import bump_version
 
     await site.database.execute("ALTER TABLE site_news ADD COLUMN rubric VARCHAR(50)")
-    site.tables[NEWS.name] = ConstructorTable(NEWS.name, NEWS.title,
-                                              (*NEWS.fields, ConstructorField("rubric", "string", length=50)))
+    site.tables[NEWS.name] = ConstructorTable(
+        NEWS.name, NEWS.title, (*NEWS.fields, ConstructorField("rubric", "string", length=50))
+    )
     await bump_version(site.database)  # the host's table window says the definitions changed
     await publish(site, ApiTab(enabled=True, fields=("title", "rubric")))
     response = await site.client.get(f"{OBJECTS}/novosti_kompanii/1", headers=site.headers)
@@ -174,8 +180,9 @@ async def test_a_field_added_to_the_tables_definition_is_served_once_ticked(site
 # -- operations ---------------------------------------------------------------------------------
 async def test_a_read_only_table_answers_405_to_a_create(site):
     await publish(site, READ)
-    response = await site.client.post(f"{OBJECTS}/novosti_kompanii", headers=site.headers,
-                                      json={"title": "x"})
+    response = await site.client.post(
+        f"{OBJECTS}/novosti_kompanii", headers=site.headers, json={"title": "x"}
+    )
     assert response.status_code == 405
     assert response.json()["error"] == "method_not_allowed"
 
@@ -185,12 +192,14 @@ async def test_added_write_operations_are_listed_and_served(site):
     response = await site.client.get(OBJECTS, headers=site.headers)
     news = next(item for item in response.json()["data"] if item["name"] == "novosti_kompanii")
     assert news["operations"] == ["list", "show", "create"]
-    created = await site.client.post(f"{OBJECTS}/novosti_kompanii", headers=site.headers,
-                                     json={"title": "Новая", "body": "текст"})
+    created = await site.client.post(
+        f"{OBJECTS}/novosti_kompanii", headers=site.headers, json={"title": "Новая", "body": "текст"}
+    )
     assert created.status_code == 201
     assert created.json()["data"]["title"] == "Новая"
-    shown = await site.client.get(f"{OBJECTS}/novosti_kompanii/{created.json()['data']['id']}",
-                                  headers=site.headers)
+    shown = await site.client.get(
+        f"{OBJECTS}/novosti_kompanii/{created.json()['data']['id']}", headers=site.headers
+    )
     assert shown.status_code == 200
 
 
@@ -204,16 +213,18 @@ async def test_a_required_field_of_the_table_is_a_validation_rule_on_write(site)
 
 async def test_the_field_length_is_a_validation_rule_on_write(site):
     await publish(site, ApiTab(enabled=True, fields=("title",), operations=("list", "show", "create")))
-    response = await site.client.post(f"{OBJECTS}/novosti_kompanii", headers=site.headers,
-                                      json={"title": "x" * 201})
+    response = await site.client.post(
+        f"{OBJECTS}/novosti_kompanii", headers=site.headers, json={"title": "x" * 201}
+    )
     assert response.status_code == 422
     assert list(response.json()["details"]) == ["title"]
 
 
 async def test_an_unticked_field_is_not_writable(site):
     await publish(site, ApiTab(enabled=True, fields=("title",), operations=("list", "show", "create")))
-    response = await site.client.post(f"{OBJECTS}/novosti_kompanii", headers=site.headers,
-                                      json={"title": "ok", "secret": "nope"})
+    response = await site.client.post(
+        f"{OBJECTS}/novosti_kompanii", headers=site.headers, json={"title": "ok", "secret": "nope"}
+    )
     assert response.status_code == 422
     assert response.json()["details"] == {"secret": ["is not writable"]}
 
@@ -221,26 +232,31 @@ async def test_an_unticked_field_is_not_writable(site):
 async def test_a_boolean_field_reads_and_writes_as_a_boolean_on_every_database(site):
     writing = ("list", "show", "create")
     await publish(site, ApiTab(enabled=True, fields=("title", "pinned"), operations=writing))
-    created = await site.client.post(f"{OBJECTS}/novosti_kompanii", headers=site.headers,
-                                     json={"title": "Pinned", "pinned": True})
+    created = await site.client.post(
+        f"{OBJECTS}/novosti_kompanii", headers=site.headers, json={"title": "Pinned", "pinned": True}
+    )
     assert created.status_code == 201
     assert created.json()["data"]["pinned"] is True
-    found = await site.client.get(f"{OBJECTS}/novosti_kompanii", params={"filter[pinned]": "true"},
-                                  headers=site.headers)
+    found = await site.client.get(
+        f"{OBJECTS}/novosti_kompanii", params={"filter[pinned]": "true"}, headers=site.headers
+    )
     assert [record["title"] for record in found.json()["data"]] == ["Pinned"]
 
 
 # -- search --------------------------------------------------------------------------------------
 async def test_search_runs_across_the_fields_marked_searchable(site):
     await publish(site, ApiTab(enabled=True, fields=("title", "body", "secret")))
-    found = await site.client.get(f"{OBJECTS}/novosti_kompanii", params={"search": "ОФИС"},
-                                  headers=site.headers)
+    found = await site.client.get(
+        f"{OBJECTS}/novosti_kompanii", params={"search": "ОФИС"}, headers=site.headers
+    )
     assert [record["id"] for record in found.json()["data"]] == [1]
-    by_body = await site.client.get(f"{OBJECTS}/novosti_kompanii", params={"search": "english"},
-                                    headers=site.headers)
+    by_body = await site.client.get(
+        f"{OBJECTS}/novosti_kompanii", params={"search": "english"}, headers=site.headers
+    )
     assert [record["id"] for record in by_body.json()["data"]] == [3]
-    not_searchable = await site.client.get(f"{OBJECTS}/novosti_kompanii", params={"search": "s3"},
-                                           headers=site.headers)
+    not_searchable = await site.client.get(
+        f"{OBJECTS}/novosti_kompanii", params={"search": "s3"}, headers=site.headers
+    )
     assert not_searchable.json()["data"] == []
 
 
@@ -282,8 +298,9 @@ async def test_two_tables_with_one_url_name_publish_only_the_first(site, caplog)
 async def test_a_table_whose_sql_table_lacks_a_defined_field_is_left_out_and_the_rest_is_served(site, caplog):
     from pb_headless.state import bump_version
 
-    site.tables[NEWS.name] = ConstructorTable(NEWS.name, NEWS.title,
-                                              (*NEWS.fields, ConstructorField("not_created_yet", "integer")))
+    site.tables[NEWS.name] = ConstructorTable(
+        NEWS.name, NEWS.title, (*NEWS.fields, ConstructorField("not_created_yet", "integer"))
+    )
     await bump_version(site.database)
     await publish(site, ApiTab(enabled=True, fields=("title", "not_created_yet")))
     with caplog.at_level(logging.ERROR, logger="pb_headless"):

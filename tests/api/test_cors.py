@@ -19,8 +19,9 @@ async def active_host(database, host_factory, origins: str = APP, **options):
 
 
 def cors_headers(response) -> dict[str, str]:
-    return {name: value for name, value in response.headers.items()
-            if name.lower().startswith("access-control-")}
+    return {
+        name: value for name, value in response.headers.items() if name.lower().startswith("access-control-")
+    }
 
 
 def varies_on_origin(response) -> bool:
@@ -74,12 +75,20 @@ async def test_an_allowed_origin_gets_itself_vary_and_the_exposed_headers(sqlite
     host, token = await active_host(sqlite_database, host_factory)
     response = await get_me(host, token)
     assert response.status_code == 200
-    assert cors_headers(response) == {"access-control-allow-origin": APP,
-                                      "access-control-expose-headers": EXPOSED_HEADERS}
+    assert cors_headers(response) == {
+        "access-control-allow-origin": APP,
+        "access-control-expose-headers": EXPOSED_HEADERS,
+    }
     assert varies_on_origin(response)
     exposed = {name.strip() for name in EXPOSED_HEADERS.split(",")}
-    assert exposed == {"X-RateLimit-Limit", "X-RateLimit-Remaining", "X-RateLimit-Reset", "Retry-After",
-                       "Location", "X-Truncated-Relations"}
+    assert exposed == {
+        "X-RateLimit-Limit",
+        "X-RateLimit-Remaining",
+        "X-RateLimit-Reset",
+        "Retry-After",
+        "Location",
+        "X-Truncated-Relations",
+    }
 
 
 async def test_a_disallowed_origin_gets_no_cors_headers_but_still_vary(sqlite_database, host_factory):
@@ -89,22 +98,36 @@ async def test_a_disallowed_origin_gets_no_cors_headers_but_still_vary(sqlite_da
     assert cors_headers(response) == {} and varies_on_origin(response)
 
 
-@pytest.mark.parametrize("origin, allowed", [
-    ("https://a.example.com", True), ("https://a.b.example.com", True),
-    ("https://evil-example.com", False), ("https://a.example.com.evil.net", False),
-    ("http://a.example.com", False), ("https://example.com", False), ("https://evilexample.com", False),
-])
+@pytest.mark.parametrize(
+    "origin, allowed",
+    [
+        ("https://a.example.com", True),
+        ("https://a.b.example.com", True),
+        ("https://evil-example.com", False),
+        ("https://a.example.com.evil.net", False),
+        ("http://a.example.com", False),
+        ("https://example.com", False),
+        ("https://evilexample.com", False),
+    ],
+)
 async def test_a_subdomain_pattern_allows_subdomains_and_no_look_alike(
-        sqlite_database, host_factory, origin, allowed):
+    sqlite_database, host_factory, origin, allowed
+):
     host, token = await active_host(sqlite_database, host_factory, origins="https://*.example.com")
     response = await get_me(host, token, origin=origin)
     assert response.headers.get("access-control-allow-origin") == (origin if allowed else None)
 
 
-@pytest.mark.parametrize("origin", [
-    "https://app.example.com.evil.net", "http://app.example.com", "https://evil-app.example.com",
-    "https://example.com", "https://app.example.com:444",
-])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "https://app.example.com.evil.net",
+        "http://app.example.com",
+        "https://evil-app.example.com",
+        "https://example.com",
+        "https://app.example.com:444",
+    ],
+)
 async def test_an_exact_origin_allows_nothing_else(sqlite_database, host_factory, origin):
     host, token = await active_host(sqlite_database, host_factory, origins=f"https://news.test, {APP}")
     assert cors_headers(await get_me(host, token, origin=origin)) == {}
@@ -134,13 +157,20 @@ async def test_a_listed_origin_with_credentials_is_allowed_credentials(sqlite_da
     assert response.headers["access-control-allow-credentials"] == "true"
 
 
-@pytest.mark.parametrize("request_line, status", [
-    (("GET", "/api/pb/v1/health", False), 200), (("GET", "/api/pb/v1/me", False), 401),
-    (("GET", "/api/pb/v1/me", "pb_wrong"), 401), (("GET", "/api/pb/v1/objects/nope", True), 404),
-    (("PUT", "/api/pb/v1/objects/articles", True), 405), (("GET", "/api/pb/v1/no/such/path", True), 404),
-])
+@pytest.mark.parametrize(
+    "request_line, status",
+    [
+        (("GET", "/api/pb/v1/health", False), 200),
+        (("GET", "/api/pb/v1/me", False), 401),
+        (("GET", "/api/pb/v1/me", "pb_wrong"), 401),
+        (("GET", "/api/pb/v1/objects/nope", True), 404),
+        (("PUT", "/api/pb/v1/objects/articles", True), 405),
+        (("GET", "/api/pb/v1/no/such/path", True), 404),
+    ],
+)
 async def test_errors_carry_the_cors_headers_so_a_browser_can_read_them(
-        sqlite_database, host_factory, request_line, status):
+    sqlite_database, host_factory, request_line, status
+):
     host, token = await active_host(sqlite_database, host_factory)
     method, path, auth = request_line
     headers = {"Origin": APP, **(host.auth(auth if isinstance(auth, str) else token) if auth else {})}

@@ -25,11 +25,28 @@ async def test_a_list_answer_is_data_meta_and_links_exactly(reader):
     assert response.status_code == 200
     assert response.json() == {
         "data": [
-            {"id": 1, "title": "Hello world", "price": "19.99", "rating": 4.5, "views": 10, "featured": False,
-             "published_on": "2026-01-01", "created_at": "2026-01-01T12:00:00+00:00", "author_id": 1},
-            {"id": 4, "title": "Quarterly report", "price": None, "rating": None, "views": None,
-             "featured": True, "published_on": "2026-01-04", "created_at": "2026-01-04T12:00:00+00:00",
-             "author_id": None},
+            {
+                "id": 1,
+                "title": "Hello world",
+                "price": "19.99",
+                "rating": 4.5,
+                "views": 10,
+                "featured": False,
+                "published_on": "2026-01-01",
+                "created_at": "2026-01-01T12:00:00+00:00",
+                "author_id": 1,
+            },
+            {
+                "id": 4,
+                "title": "Quarterly report",
+                "price": None,
+                "rating": None,
+                "views": None,
+                "featured": True,
+                "published_on": "2026-01-04",
+                "created_at": "2026-01-04T12:00:00+00:00",
+                "author_id": None,
+            },
         ],
         "meta": {"total": 2, "count": 2, "limit": 5, "offset": 0, "has_more": False},
         "links": {"self": f"{ARTICLES}?{query}", "next": None, "prev": None},
@@ -81,8 +98,14 @@ async def test_meta_ignored_is_absent_when_nothing_was_dropped(reader):
 async def test_meta_ignored_names_every_dropped_item_as_written_in_query_order(reader):
     query = "filter[secret]=1&filter[title][regex]=x&sort=-secret&fields=secret&with=author.posts&limit=abc"
     body = (await get(reader, query)).json()
-    assert body["meta"]["ignored"] == ["filter[secret]", "filter[title][regex]", "sort=-secret",
-                                       "fields=secret", "with=author.posts", "limit=abc"]
+    assert body["meta"]["ignored"] == [
+        "filter[secret]",
+        "filter[title][regex]",
+        "sort=-secret",
+        "fields=secret",
+        "with=author.posts",
+        "limit=abc",
+    ]
 
 
 async def test_meta_ignored_names_list_items_one_by_one(reader):
@@ -104,8 +127,11 @@ async def test_a_number_given_twice_uses_the_last_and_names_the_first(reader):
 
 async def test_a_422_answer_is_error_message_and_details(reader):
     response = await get(reader, "filter[price][gte]=cheap")
-    assert response.json() == {"error": "validation_failed", "message": "The given data was invalid.",
-                               "details": {"filter[price][gte]": ["must be a number"]}}
+    assert response.json() == {
+        "error": "validation_failed",
+        "message": "The given data was invalid.",
+        "details": {"filter[price][gte]": ["must be a number"]},
+    }
 
 
 async def test_head_answers_like_get_without_a_body(reader):

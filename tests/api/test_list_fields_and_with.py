@@ -11,8 +11,19 @@ import pytest
 from tests.support.demo import articles
 
 API = "/api/pb/v1/objects/articles"
-PUBLISHED_FIELDS = ["id", "title", "body", "category", "price", "rating", "views", "featured", "published_on",
-                    "created_at", "author_id"]
+PUBLISHED_FIELDS = [
+    "id",
+    "title",
+    "body",
+    "category",
+    "price",
+    "rating",
+    "views",
+    "featured",
+    "published_on",
+    "created_at",
+    "author_id",
+]
 
 
 @pytest.fixture
@@ -28,6 +39,7 @@ async def listing(host, query: str) -> dict:
 
 
 # -- fields -------------------------------------------------------------------------------------------
+
 
 async def test_a_record_has_exactly_the_published_fields_in_declared_order(reader):
     body = await listing(reader, "")
@@ -71,6 +83,7 @@ async def test_an_empty_fields_shows_every_published_field_and_is_not_named(read
 
 # -- with -----------------------------------------------------------------------------------------
 
+
 async def test_a_to_one_relation_renders_an_object_with_the_declared_columns_or_null(reader):
     body = await listing(reader, "with=author&fields=title")
     assert body["data"] == [
@@ -95,8 +108,14 @@ async def test_a_to_many_relation_renders_an_array_of_its_published_rows(reader)
 
 async def test_several_relations_load_together_after_the_fields(reader):
     body = await listing(reader, "with=author,comments&fields=title&limit=1")
-    assert body["data"] == [{"id": 1, "title": "Hello world", "author": {"id": 1, "name": "Anna"},
-                             "comments": [{"id": 1, "body": "First!"}, {"id": 2, "body": "Nice"}]}]
+    assert body["data"] == [
+        {
+            "id": 1,
+            "title": "Hello world",
+            "author": {"id": 1, "name": "Anna"},
+            "comments": [{"id": 1, "body": "First!"}, {"id": 2, "body": "Nice"}],
+        }
+    ]
 
 
 async def test_a_relation_loads_without_its_key_among_the_fields(reader):
@@ -106,8 +125,9 @@ async def test_a_relation_loads_without_its_key_among_the_fields(reader):
 
 
 async def test_a_to_one_relation_to_an_unpublished_row_renders_null(reader):
-    await reader.database.execute(articles.insert().values(id=8, title="By a hidden author", author_id=3,
-                                                           published=True))
+    await reader.database.execute(
+        articles.insert().values(id=8, title="By a hidden author", author_id=3, published=True)
+    )
     body = await listing(reader, "with=author&filter[id]=8&fields=id")
     assert body["data"] == [{"id": 8, "author": None}]
 
@@ -141,6 +161,7 @@ async def test_relations_load_in_one_query_each_whatever_the_page_size(reader):
         async def call(*args, **kwargs):
             calls["count"] += 1
             return await original(*args, **kwargs)
+
         return call
 
     async def queries_for(query: str) -> int:

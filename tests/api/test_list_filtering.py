@@ -41,6 +41,7 @@ async def add_article(host, id_: int, title: str, **values) -> None:
 
 # -- eq, and how filters combine ----------------------------------------------------------------------
 
+
 async def test_a_bare_filter_means_equals(reader):
     assert await ids(reader, "filter[category]=company") == [2, 4]
     assert await ids(reader, "filter[category][eq]=company") == [2, 4]
@@ -66,6 +67,7 @@ async def test_a_filter_never_reaches_an_unpublished_row(reader):
 
 
 # -- comparisons by type ------------------------------------------------------------------------------
+
 
 async def test_integer_comparisons(reader):
     assert await ids(reader, "filter[views][gt]=30") == [6, 7]
@@ -140,6 +142,7 @@ async def test_the_primary_key_is_filterable_like_any_integer(reader):
 
 
 # -- in, nin, between, null ---------------------------------------------------------------------------
+
 
 async def test_in_takes_comma_separated_values(reader):
     assert await ids(reader, "filter[id][in]=1,3,5") == [1, 3]
@@ -222,12 +225,13 @@ async def test_the_string_null_given_to_another_operator_is_just_a_string(reader
 
 
 async def test_ne_and_nin_do_not_match_null_as_in_sql(reader):
-    assert await ids(reader, "filter[views][ne]=10") == [2, 3, 6, 7]          # 4 has no views
-    assert await ids(reader, "filter[price][nin]=10.00") == [1, 3, 6]        # 4 has no price
-    assert await ids(reader, "filter[featured][ne]=true") == [1, 3]          # 7 is neither
+    assert await ids(reader, "filter[views][ne]=10") == [2, 3, 6, 7]  # 4 has no views
+    assert await ids(reader, "filter[price][nin]=10.00") == [1, 3, 6]  # 4 has no price
+    assert await ids(reader, "filter[featured][ne]=true") == [1, 3]  # 7 is neither
 
 
 # -- like -------------------------------------------------------------------------------------------
+
 
 async def test_like_is_a_case_insensitive_contains(reader):
     assert await ids(reader, "filter[title][like]=HELLO") == [1, 7]
@@ -245,7 +249,7 @@ async def test_like_takes_percent_and_underscore_literally(reader):
     assert await ids(reader, "filter[title][like]=50%25") == [3]
     assert await ids(reader, "filter[title][like]=_") == [3]
     assert await ids(reader, "filter[title][like]=f_t") == [3]
-    assert await ids(reader, "filter[title][like]=o_l") == []   # "world" has "orl", which `o_l` would match
+    assert await ids(reader, "filter[title][like]=o_l") == []  # "world" has "orl", which `o_l` would match
 
 
 async def test_like_takes_a_backslash_literally(reader):
@@ -263,14 +267,18 @@ async def test_like_on_a_field_that_is_not_text_is_ignored(reader):
 
 # -- what is ignored ----------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("key", [
-    "filter[secret]",             # a column that is not published
-    "filter[body]",               # published, but not filterable
-    "filter[nope]",               # no such field
-    "filter[title][regex]",       # no such operator
-    "filter[title][eq][]",        # only in, nin and between take the repeated form
-    "filter[author]",             # a relation, not a field
-])
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        "filter[secret]",  # a column that is not published
+        "filter[body]",  # published, but not filterable
+        "filter[nope]",  # no such field
+        "filter[title][regex]",  # no such operator
+        "filter[title][eq][]",  # only in, nin and between take the repeated form
+        "filter[author]",  # a relation, not a field
+    ],
+)
 async def test_a_filter_outside_the_whitelist_is_ignored_and_named(reader, key):
     body = await listing(reader, f"{key}=secret-1&fields=id&limit=6")
     assert [record["id"] for record in body["data"]] == PUBLISHED
@@ -286,39 +294,52 @@ async def test_an_unpublished_field_cannot_be_probed_through_a_filter(reader):
 
 # -- values that do not convert -----------------------------------------------------------------------
 
-@pytest.mark.parametrize(("key", "value", "message"), [
-    ("filter[price][gte]", "abc", "must be a number"),
-    ("filter[rating]", "4,5", "must be a number"),
-    ("filter[views]", "1.5", "must be an integer"),
-    ("filter[id]", "1 OR 1=1", "must be an integer"),
-    ("filter[featured]", "yes", "must be true, false, 1 or 0"),
-    ("filter[published_on]", "2026-13-01", "must be a date (YYYY-MM-DD)"),
-    ("filter[published_on]", "yesterday", "must be a date (YYYY-MM-DD)"),
-    ("filter[created_at][gt]", "noon", "must be a date-time (ISO 8601, e.g. 2024-05-01T12:00:00+00:00)"),
-    ("filter[views][in]", "1,x", "must be an integer"),
-])
+
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("filter[price][gte]", "abc", "must be a number"),
+        ("filter[rating]", "4,5", "must be a number"),
+        ("filter[views]", "1.5", "must be an integer"),
+        ("filter[id]", "1 OR 1=1", "must be an integer"),
+        ("filter[featured]", "yes", "must be true, false, 1 or 0"),
+        ("filter[published_on]", "2026-13-01", "must be a date (YYYY-MM-DD)"),
+        ("filter[published_on]", "yesterday", "must be a date (YYYY-MM-DD)"),
+        ("filter[created_at][gt]", "noon", "must be a date-time (ISO 8601, e.g. 2024-05-01T12:00:00+00:00)"),
+        ("filter[views][in]", "1,x", "must be an integer"),
+    ],
+)
 async def test_a_value_that_does_not_convert_answers_422_keyed_by_the_parameter_as_written(
-        reader, key, value, message):
+    reader, key, value, message
+):
     response = await reader.client.get(f"{API}?{key}={quote(value)}", headers=reader.headers)
     assert response.status_code == 422
-    assert response.json() == {"error": "validation_failed", "message": "The given data was invalid.",
-                               "details": {key: [message]}}
+    assert response.json() == {
+        "error": "validation_failed",
+        "message": "The given data was invalid.",
+        "details": {key: [message]},
+    }
 
 
 async def test_every_value_that_does_not_convert_is_named(reader):
     body = await listing(reader, "filter[price][gte]=abc&filter[views]=x&filter[title]=fine", status=422)
-    assert body["details"] == {"filter[price][gte]": ["must be a number"],
-                               "filter[views]": ["must be an integer"]}
+    assert body["details"] == {
+        "filter[price][gte]": ["must be a number"],
+        "filter[views]": ["must be an integer"],
+    }
 
 
 # -- the declaration's `query` ------------------------------------------------------------------------
+
 
 async def test_the_declarations_query_narrows_every_filter(reader, host_factory):
     from pb_headless import ApiRegistry
 
     registry = ApiRegistry()
-    registry.register("articles", {**DECLARATIONS["articles"],
-                                   "query": lambda select: select.where(articles.c.category != "sales")})
+    registry.register(
+        "articles",
+        {**DECLARATIONS["articles"], "query": lambda select: select.where(articles.c.category != "sales")},
+    )
     narrowed = await host_factory(reader.database, registry)
     narrowed.headers = reader.headers
     assert await ids(narrowed, "filter[id][in]=1,3,5") == [1]

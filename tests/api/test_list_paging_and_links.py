@@ -31,6 +31,7 @@ def ids(body: dict) -> list[int]:
 
 # -- limit, offset, page ------------------------------------------------------------------------------
 
+
 async def test_the_first_page_has_per_page_records_and_links_to_the_next(reader):
     body = await listing(reader)
     assert ids(body) == [1, 2, 3, 4, 6]
@@ -73,8 +74,11 @@ async def test_page_is_one_based_and_sets_the_offset(reader):
     body = await listing(reader, "page=2&limit=2")
     assert ids(body) == [3, 4]
     assert body["meta"]["offset"] == 2
-    assert body["links"] == {"self": f"{ARTICLES}?page=2&limit=2", "next": f"{ARTICLES}?limit=2&offset=4",
-                             "prev": f"{ARTICLES}?limit=2&offset=0"}
+    assert body["links"] == {
+        "self": f"{ARTICLES}?page=2&limit=2",
+        "next": f"{ARTICLES}?limit=2&offset=4",
+        "prev": f"{ARTICLES}?limit=2&offset=0",
+    }
 
 
 async def test_page_1_is_the_first_page(reader):
@@ -94,10 +98,17 @@ async def test_an_offset_past_the_end_gives_an_empty_page_that_links_back(reader
     assert body["links"] == {"self": f"{ARTICLES}?offset=10", "next": None, "prev": f"{ARTICLES}?offset=5"}
 
 
-@pytest.mark.parametrize(("query", "has_more"), [
-    ("limit=6", False), ("limit=5", True), ("offset=1&limit=5", False), ("offset=0&limit=1", True),
-    ("filter[id]=7", False), ("filter[id]=5", False),
-])
+@pytest.mark.parametrize(
+    ("query", "has_more"),
+    [
+        ("limit=6", False),
+        ("limit=5", True),
+        ("offset=1&limit=5", False),
+        ("offset=0&limit=1", True),
+        ("filter[id]=7", False),
+        ("filter[id]=5", False),
+    ],
+)
 async def test_has_more_is_whether_offset_plus_count_is_below_total(reader, query, has_more):
     meta = (await listing(reader, query))["meta"]
     assert meta["has_more"] is has_more
@@ -106,10 +117,25 @@ async def test_has_more_is_whether_offset_plus_count_is_below_total(reader, quer
 
 # -- numbers that are ignored -------------------------------------------------------------------------
 
-@pytest.mark.parametrize("written", [
-    "limit=abc", "limit=-1", "limit=1.5", "limit=", "limit=2147483648", "limit=١٢", "limit=%EF%BC%93",
-    "offset=-3", "offset=x", "offset=99999999999", "page=0", "page=x", "page=-2",
-])
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "limit=abc",
+        "limit=-1",
+        "limit=1.5",
+        "limit=",
+        "limit=2147483648",
+        "limit=١٢",
+        "limit=%EF%BC%93",
+        "offset=-3",
+        "offset=x",
+        "offset=99999999999",
+        "page=0",
+        "page=x",
+        "page=-2",
+    ],
+)
 async def test_a_number_that_is_not_ascii_digits_or_too_large_is_ignored_and_named(reader, written):
     body = await listing(reader, written)
     assert ids(body) == [1, 2, 3, 4, 6]
@@ -132,16 +158,23 @@ async def test_leading_zeros_are_still_digits(reader):
 
 # -- links ------------------------------------------------------------------------------------------
 
+
 async def test_links_keep_every_other_parameter_and_replace_only_the_offset(reader):
     query = "filter[category]=news&sort=-views&fields=title&limit=2&utm_source=app"
     first = await listing(reader, query)
     assert ids(first) == [7, 6]
-    assert first["links"] == {"self": f"{ARTICLES}?{query}", "next": f"{ARTICLES}?{query}&offset=2",
-                              "prev": None}
+    assert first["links"] == {
+        "self": f"{ARTICLES}?{query}",
+        "next": f"{ARTICLES}?{query}&offset=2",
+        "prev": None,
+    }
     last = await listing(reader, f"{query}&offset=2")
     assert ids(last) == [1]
-    assert last["links"] == {"self": f"{ARTICLES}?{query}&offset=2", "next": None,
-                             "prev": f"{ARTICLES}?{query}&offset=0"}
+    assert last["links"] == {
+        "self": f"{ARTICLES}?{query}&offset=2",
+        "next": None,
+        "prev": f"{ARTICLES}?{query}&offset=0",
+    }
 
 
 async def test_links_keep_ignored_parameters_as_they_were_sent(reader):

@@ -81,8 +81,9 @@ async def test_the_primary_key_breaks_ties_ascending_whatever_the_direction(read
 async def test_pages_sorted_on_a_tied_field_neither_repeat_nor_skip_a_record(reader):
     seen: list[int] = []
     for offset in range(0, 6, 2):
-        response = await reader.client.get(f"{API}?sort=-price&fields=id&limit=2&offset={offset}",
-                                           headers=reader.headers)
+        response = await reader.client.get(
+            f"{API}?sort=-price&fields=id&limit=2&offset={offset}", headers=reader.headers
+        )
         seen += [record["id"] for record in response.json()["data"]]
     assert sorted(seen) == [1, 2, 3, 4, 6, 7]
     assert seen.index(2) < seen.index(7)

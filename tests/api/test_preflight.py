@@ -10,13 +10,26 @@ from tests.support.demo import create_demo, demo_registry
 from tests.support.host import BASE_URL
 
 APP = "https://app.example.com"
-PREFLIGHT = {"Origin": APP, "Access-Control-Request-Method": "PATCH",
-             "Access-Control-Request-Headers": "authorization, content-type"}
+PREFLIGHT = {
+    "Origin": APP,
+    "Access-Control-Request-Method": "PATCH",
+    "Access-Control-Request-Headers": "authorization, content-type",
+}
 DEFAULT_HEADERS = "Authorization,Content-Type,X-Requested-With,X-API-Key"
-API_PATHS = ["/api/pb/v1", "/api/pb/v1/", "/api/pb/v1/health", "/api/pb/v1/me", "/api/pb/v1/objects",
-             "/api/pb/v1/openapi.json", "/api/pb/v1/objects/articles", "/api/pb/v1/objects/articles/1",
-             "/api/pb/v1/objects/nope", "/api/pb/v1/objects/nope/1", "/api/pb/v1/no/such/path",
-             "/api/pb/v1/objects/articles/1/too/deep"]
+API_PATHS = [
+    "/api/pb/v1",
+    "/api/pb/v1/",
+    "/api/pb/v1/health",
+    "/api/pb/v1/me",
+    "/api/pb/v1/objects",
+    "/api/pb/v1/openapi.json",
+    "/api/pb/v1/objects/articles",
+    "/api/pb/v1/objects/articles/1",
+    "/api/pb/v1/objects/nope",
+    "/api/pb/v1/objects/nope/1",
+    "/api/pb/v1/no/such/path",
+    "/api/pb/v1/objects/articles/1/too/deep",
+]
 
 
 async def active_host(database, host_factory, origins: str = APP, **options):
@@ -28,8 +41,9 @@ async def active_host(database, host_factory, origins: str = APP, **options):
 
 
 def cors_headers(response) -> dict[str, str]:
-    return {name: value for name, value in response.headers.items()
-            if name.lower().startswith("access-control-")}
+    return {
+        name: value for name, value in response.headers.items() if name.lower().startswith("access-control-")
+    }
 
 
 @pytest.mark.parametrize("path", API_PATHS)
@@ -71,21 +85,34 @@ async def test_a_preflight_for_an_unknown_object_is_answered_like_any_other(sqli
 
 
 async def test_a_preflight_asking_for_more_than_the_settings_allow_still_gets_the_configured_lists(
-        sqlite_database, host_factory):
+    sqlite_database, host_factory
+):
     host = await active_host(sqlite_database, host_factory)
     await host.settings.set("service_cors_methods", "GET")
-    asking = {"Origin": APP, "Access-Control-Request-Method": "DELETE",
-              "Access-Control-Request-Headers": "x-secret"}
+    asking = {
+        "Origin": APP,
+        "Access-Control-Request-Method": "DELETE",
+        "Access-Control-Request-Headers": "x-secret",
+    }
     response = await host.client.options("/api/pb/v1/objects/articles/1", headers=asking)
     assert response.status_code == 204
     assert response.headers["access-control-allow-methods"] == "GET"
     assert response.headers["access-control-allow-headers"] == DEFAULT_HEADERS
 
 
-@pytest.mark.parametrize("origin", ["https://evil-example.com", "https://app.example.com.evil.net",
-                                    "http://app.example.com", "https://example.com", "null"])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "https://evil-example.com",
+        "https://app.example.com.evil.net",
+        "http://app.example.com",
+        "https://example.com",
+        "null",
+    ],
+)
 async def test_a_preflight_from_a_disallowed_origin_is_204_without_cors_headers(
-        sqlite_database, host_factory, origin):
+    sqlite_database, host_factory, origin
+):
     host = await active_host(sqlite_database, host_factory)
     headers = {**PREFLIGHT, "Origin": origin}
     response = await host.client.options("/api/pb/v1/objects/articles", headers=headers)
@@ -113,21 +140,27 @@ async def test_the_preflight_settings_take_effect_without_a_restart(sqlite_datab
         await host.settings.set(f"service_cors_{key}", value)
     response = await host.client.options("/api/pb/v1/objects/articles", headers=PREFLIGHT)
     assert cors_headers(response) == {
-        "access-control-allow-origin": APP, "access-control-allow-credentials": "true",
-        "access-control-allow-methods": "GET,POST", "access-control-allow-headers": "X-API-Key",
-        "access-control-max-age": "600"}
+        "access-control-allow-origin": APP,
+        "access-control-allow-credentials": "true",
+        "access-control-allow-methods": "GET,POST",
+        "access-control-allow-headers": "X-API-Key",
+        "access-control-max-age": "600",
+    }
 
 
 async def test_a_preflight_with_star_answers_star_and_never_credentials(sqlite_database, host_factory):
     host = await active_host(sqlite_database, host_factory, origins="*")
     await host.settings.set("service_cors_credentials", "yes")
-    response = await host.client.options("/api/pb/v1/me", headers={**PREFLIGHT, "Origin": "https://anyone.test"})
+    response = await host.client.options(
+        "/api/pb/v1/me", headers={**PREFLIGHT, "Origin": "https://anyone.test"}
+    )
     assert response.headers["access-control-allow-origin"] == "*"
     assert "access-control-allow-credentials" not in response.headers
 
 
 async def test_a_plain_options_with_an_allowed_origin_gets_the_origin_but_no_preflight_lists(
-        sqlite_database, host_factory):
+    sqlite_database, host_factory
+):
     host = await active_host(sqlite_database, host_factory)
     response = await host.client.options("/api/pb/v1/objects/articles", headers={"Origin": APP})
     assert response.status_code == 204
@@ -191,7 +224,8 @@ async def test_the_administration_area_never_gets_a_preflight_answer(sqlite_data
 
 
 async def test_an_api_mounted_without_the_middleware_still_answers_options_with_204(
-        sqlite_database, host_factory):
+    sqlite_database, host_factory
+):
     host = await active_host(sqlite_database, host_factory, rate_limit=1)
     bare = Starlette(routes=[Mount("/api/pb/v1", app=host.api)])
     transport = httpx.ASGITransport(app=bare, client=("203.0.113.7", 50000))

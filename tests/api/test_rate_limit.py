@@ -46,11 +46,18 @@ async def test_every_answer_under_the_api_carries_the_rate_limit_headers(sqlite_
     host, token = await active_host(sqlite_database, host_factory)
     auth = host.auth(token)
     requests = [
-        ("GET", "/health", {}), ("GET", "/me", auth), ("GET", "/objects", auth),
-        ("GET", "/objects/articles", auth), ("GET", "/objects/articles/1", auth),
-        ("HEAD", "/objects/articles", auth), ("GET", "/objects/nope", auth), ("GET", "/no/such/path", auth),
-        ("PUT", "/objects/articles", auth), ("GET", "/reports/summary", auth),
-        ("GET", "/me", {}), ("GET", "/me", {"Authorization": "Bearer pb_not-a-token"}),
+        ("GET", "/health", {}),
+        ("GET", "/me", auth),
+        ("GET", "/objects", auth),
+        ("GET", "/objects/articles", auth),
+        ("GET", "/objects/articles/1", auth),
+        ("HEAD", "/objects/articles", auth),
+        ("GET", "/objects/nope", auth),
+        ("GET", "/no/such/path", auth),
+        ("PUT", "/objects/articles", auth),
+        ("GET", "/reports/summary", auth),
+        ("GET", "/me", {}),
+        ("GET", "/me", {"Authorization": "Bearer pb_not-a-token"}),
         ("GET", "/objects", {"X-API-Key": token, "Authorization": "Bearer pb_other"}),
     ]
     remaining = []
@@ -136,9 +143,11 @@ async def test_clients_are_counted_apart(sqlite_database, host_factory):
 
 async def test_ipv6_clients_count_per_64(sqlite_database, host_factory):
     host = await host_factory(sqlite_database, rate_limit=2)
-    async with (client_at(host, "2001:db8:1:2::1") as first,
-                client_at(host, "2001:db8:1:2:ffff::9") as same_64,
-                client_at(host, "2001:db8:1:3::1") as other_64):
+    async with (
+        client_at(host, "2001:db8:1:2::1") as first,
+        client_at(host, "2001:db8:1:2:ffff::9") as same_64,
+        client_at(host, "2001:db8:1:3::1") as other_64,
+    ):
         assert (await first.get("/api/pb/v1/health")).status_code == 200
         assert (await same_64.get("/api/pb/v1/health")).status_code == 200
         assert (await first.get("/api/pb/v1/health")).status_code == 429
@@ -150,8 +159,10 @@ async def test_me_reports_the_rate_state_of_its_own_headers(sqlite_database, hos
     host, token = await active_host(sqlite_database, host_factory)
     response = await host.client.get("/api/pb/v1/me", headers=host.auth(token))
     assert response.json()["data"]["rate_limit"] == {
-        "limit": 120, "remaining": int(response.headers["X-RateLimit-Remaining"]),
-        "reset": int(response.headers["X-RateLimit-Reset"])}
+        "limit": 120,
+        "remaining": int(response.headers["X-RateLimit-Remaining"]),
+        "reset": int(response.headers["X-RateLimit-Reset"]),
+    }
 
 
 async def test_two_instances_sharing_redis_together_allow_the_limit(sqlite_database, host_factory):
@@ -168,7 +179,8 @@ async def test_two_instances_sharing_redis_together_allow_the_limit(sqlite_datab
 
 
 async def test_when_redis_is_away_the_api_keeps_answering_and_limits_per_process(
-        sqlite_database, host_factory, caplog):
+    sqlite_database, host_factory, caplog
+):
     host = await host_factory(sqlite_database, redis_url=f"redis://127.0.0.1:{free_port()}/0", rate_limit=2)
     with caplog.at_level(logging.WARNING, logger="pb_headless.ratelimit"):
         statuses = [(await host.client.get("/api/pb/v1/health")).status_code for _ in range(4)]
@@ -180,8 +192,11 @@ async def test_when_redis_is_away_the_api_keeps_answering_and_limits_per_process
 @pytest.mark.slow
 async def test_two_server_processes_sharing_redis_allow_exactly_120_a_minute(sqlite_database, tmp_path):
     url, prefix = await shared_redis(), unique_prefix()
-    environment = {"PB_TEST_SERVER_DATABASE": str(sqlite_database.url), "PB_TEST_SERVER_REDIS": url,
-                   "PB_TEST_SERVER_PREFIX": prefix}
+    environment = {
+        "PB_TEST_SERVER_DATABASE": str(sqlite_database.url),
+        "PB_TEST_SERVER_REDIS": url,
+        "PB_TEST_SERVER_PREFIX": prefix,
+    }
     try:
         with uvicorn_servers(2, environment, tmp_path) as servers:
             answers = await alternate(servers, 140)

@@ -56,7 +56,10 @@ async def test_objects_lists_only_what_the_token_reaches(demo):
     authors_only = await demo.token("authors.read")
     writer = await demo.token("articles.write")
     names = lambda r: [o["name"] for o in r.json()["data"]]  # noqa: E731
-    assert names(await demo.client.get(API + "/objects", headers=demo.auth(everything))) == ["articles", "authors"]
+    assert names(await demo.client.get(API + "/objects", headers=demo.auth(everything))) == [
+        "articles",
+        "authors",
+    ]
     assert names(await demo.client.get(API + "/objects", headers=demo.auth(authors_only))) == ["authors"]
     assert names(await demo.client.get(API + "/objects", headers=demo.auth(writer))) == ["articles"]
 
@@ -66,8 +69,13 @@ async def test_objects_describes_each_object(demo):
     response = await demo.client.get(API + "/objects", headers=demo.auth(plain))
     authors = next(o for o in response.json()["data"] if o["name"] == "authors")
     assert authors == {
-        "name": "authors", "operations": ["list", "show"], "fields": ["id", "name", "email"],
-        "filterable": ["name"], "sortable": ["name"], "searchable": ["name"], "with": [],
+        "name": "authors",
+        "operations": ["list", "show"],
+        "fields": ["id", "name", "email"],
+        "filterable": ["name"],
+        "sortable": ["name"],
+        "searchable": ["name"],
+        "with": [],
         "links": {"self": "http://testserver/api/pb/v1/objects/authors"},
     }
     articles = next(o for o in response.json()["data"] if o["name"] == "articles")
@@ -77,7 +85,12 @@ async def test_objects_describes_each_object(demo):
 
 async def test_every_answer_carries_the_rate_limit_headers(demo):
     plain = await demo.token("*")
-    for path, headers in (("/health", {}), ("/me", {}), ("/me", demo.auth(plain)), ("/nothing", demo.auth(plain))):
+    for path, headers in (
+        ("/health", {}),
+        ("/me", {}),
+        ("/me", demo.auth(plain)),
+        ("/nothing", demo.auth(plain)),
+    ):
         response = await demo.client.get(API + path, headers=headers)
         for header in ("x-ratelimit-limit", "x-ratelimit-remaining", "x-ratelimit-reset"):
             assert header in response.headers, (path, header)

@@ -23,11 +23,21 @@ async def show(host, path: str, status: int = 200) -> dict:
 
 
 async def test_show_answers_one_record_under_data(reader):
-    assert await show(reader, "articles/1") == {"data": {
-        "id": 1, "title": "Hello world", "body": "Body of Hello world", "category": "news", "price": "19.99",
-        "rating": 4.5, "views": 10, "featured": False, "published_on": "2026-01-01",
-        "created_at": "2026-01-01T12:00:00+00:00", "author_id": 1,
-    }}
+    assert await show(reader, "articles/1") == {
+        "data": {
+            "id": 1,
+            "title": "Hello world",
+            "body": "Body of Hello world",
+            "category": "news",
+            "price": "19.99",
+            "rating": 4.5,
+            "views": 10,
+            "featured": False,
+            "published_on": "2026-01-01",
+            "created_at": "2026-01-01T12:00:00+00:00",
+            "author_id": 1,
+        }
+    }
 
 
 async def test_show_is_json_and_private_no_cache(reader):
@@ -43,20 +53,26 @@ async def test_show_renders_values_as_lists_do(reader):
 
 
 async def test_fields_and_with_apply_to_show(reader):
-    assert await show(reader, "articles/1?fields=title&with=author,comments") == {"data": {
-        "id": 1, "title": "Hello world", "author": {"id": 1, "name": "Anna"},
-        "comments": [{"id": 1, "body": "First!"}, {"id": 2, "body": "Nice"}],
-    }}
+    assert await show(reader, "articles/1?fields=title&with=author,comments") == {
+        "data": {
+            "id": 1,
+            "title": "Hello world",
+            "author": {"id": 1, "name": "Anna"},
+            "comments": [{"id": 1, "body": "First!"}, {"id": 2, "body": "Nice"}],
+        }
+    }
 
 
 async def test_a_record_without_related_rows_shows_null_and_an_empty_array(reader):
     assert await show(reader, "articles/4?fields=id&with=author,comments") == {
-        "data": {"id": 4, "author": None, "comments": []}}
+        "data": {"id": 4, "author": None, "comments": []}
+    }
 
 
 async def test_a_related_row_that_is_unpublished_is_not_shown(reader):
-    await reader.database.execute(articles.insert().values(id=8, title="By a hidden author", author_id=3,
-                                                           published=True))
+    await reader.database.execute(
+        articles.insert().values(id=8, title="By a hidden author", author_id=3, published=True)
+    )
     assert await show(reader, "articles/8?fields=id&with=author") == {"data": {"id": 8, "author": None}}
 
 
@@ -79,8 +95,21 @@ async def test_an_unpublished_record_is_not_found(reader):
     assert (await show(reader, "authors/3", status=404))["error"] == "not_found"
 
 
-@pytest.mark.parametrize("record_id", ["999", "0", "-1", "abc", "1.5", "1e3", "99999999999999999999", "%20",
-                                       "1%3B%20DROP%20TABLE%20demo_articles", "1%20OR%201%3D1"])
+@pytest.mark.parametrize(
+    "record_id",
+    [
+        "999",
+        "0",
+        "-1",
+        "abc",
+        "1.5",
+        "1e3",
+        "99999999999999999999",
+        "%20",
+        "1%3B%20DROP%20TABLE%20demo_articles",
+        "1%20OR%201%3D1",
+    ],
+)
 async def test_an_unknown_or_malformed_id_is_not_found(reader, record_id):
     response = await reader.client.get(f"{API}/articles/{record_id}", headers=reader.headers)
     assert response.status_code == 404
@@ -90,8 +119,10 @@ async def test_an_unknown_or_malformed_id_is_not_found(reader, record_id):
 
 async def test_a_record_outside_the_declarations_query_is_not_found(reader, host_factory):
     registry = ApiRegistry()
-    registry.register("articles", {**DECLARATIONS["articles"],
-                                   "query": lambda select: select.where(articles.c.category != "sales")})
+    registry.register(
+        "articles",
+        {**DECLARATIONS["articles"], "query": lambda select: select.where(articles.c.category != "sales")},
+    )
     host = await host_factory(reader.database, registry)
     host.headers = reader.headers
     assert (await show(host, "articles/3", status=404))["error"] == "not_found"

@@ -13,12 +13,15 @@ PEER = "203.0.113.7"
 
 
 async def statuses(host, *forwarded_for: str) -> list[int]:
-    return [(await host.client.get("/api/pb/v1/health", headers={"X-Forwarded-For": value})).status_code
-            for value in forwarded_for]
+    return [
+        (await host.client.get("/api/pb/v1/health", headers={"X-Forwarded-For": value})).status_code
+        for value in forwarded_for
+    ]
 
 
 async def test_without_trusted_proxies_a_spoofed_forwarded_for_does_not_escape_the_limit(
-        sqlite_database, host_factory):
+    sqlite_database, host_factory
+):
     host = await host_factory(sqlite_database, rate_limit=2)
     spoofed = ["198.51.100.1", "198.51.100.2", "198.51.100.3", "2001:db8::1"]
     assert await statuses(host, *spoofed) == [200, 200, 429, 429]
@@ -36,7 +39,8 @@ async def test_behind_a_trusted_proxy_each_forwarded_client_has_its_own_limit(sq
 
 
 async def test_behind_a_trusted_proxy_a_spoofed_left_part_does_not_escape_the_limit(
-        sqlite_database, host_factory):
+    sqlite_database, host_factory
+):
     host = await host_factory(sqlite_database, rate_limit=2, trusted_proxies=f"{PEER}/32")
     # The client forges the header; the proxy appends the address it really saw.
     forged = ["6.6.6.6, 198.51.100.1", "7.7.7.7, 198.51.100.1", "1.1.1.1, 8.8.8.8, 198.51.100.1"]
@@ -69,13 +73,17 @@ FORWARDED = {"X-Forwarded-Host": "api.example.com", "X-Forwarded-Proto": "https"
 
 
 async def test_links_come_from_host_and_ignore_forwarded_headers_from_an_untrusted_peer(
-        sqlite_database, host_factory):
+    sqlite_database, host_factory
+):
     await create_demo(sqlite_database)
     host = await host_factory(sqlite_database, demo_registry())
     token = await host.token("*")
     assert await links_of(host, token) == "http://testserver/api/pb/v1/objects/articles"
     assert await links_of(host, token, **FORWARDED) == "http://testserver/api/pb/v1/objects/articles"
-    assert await links_of(host, token, Host="site.test:8080") == "http://site.test:8080/api/pb/v1/objects/articles"
+    assert (
+        await links_of(host, token, Host="site.test:8080")
+        == "http://site.test:8080/api/pb/v1/objects/articles"
+    )
 
 
 async def test_links_follow_forwarded_host_and_proto_from_a_trusted_proxy(sqlite_database, host_factory):
@@ -83,8 +91,10 @@ async def test_links_follow_forwarded_host_and_proto_from_a_trusted_proxy(sqlite
     host = await host_factory(sqlite_database, demo_registry(), trusted_proxies=[PEER])
     token = await host.token("*")
     assert await links_of(host, token, **FORWARDED) == "https://api.example.com/api/pb/v1/objects/articles"
-    assert await links_of(host, token, **{"X-Forwarded-Host": "evil.example/phish"}) == \
-        "http://testserver/api/pb/v1/objects/articles"
+    assert (
+        await links_of(host, token, **{"X-Forwarded-Host": "evil.example/phish"})
+        == "http://testserver/api/pb/v1/objects/articles"
+    )
 
 
 def test_a_malformed_trusted_proxy_stops_the_start(sqlite_database):

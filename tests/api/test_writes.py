@@ -26,8 +26,9 @@ async def writer(demo):
 
 
 async def test_create_answers_201_with_the_record_and_its_location(writer):
-    response = await writer.client.post(API, headers=writer.headers,
-                                        json={"title": "Fresh", "price": 19.99, "category": "news"})
+    response = await writer.client.post(
+        API, headers=writer.headers, json={"title": "Fresh", "price": 19.99, "category": "news"}
+    )
     assert response.status_code == 201
     record = response.json()["data"]
     assert record["title"] == "Fresh" and record["price"] == "19.99"
@@ -44,8 +45,12 @@ async def test_a_created_row_is_published_and_records_the_acting_user(writer):
 
 
 async def test_decimal_and_datetime_values_round_trip_without_loss(writer):
-    body = {"title": "Precise", "price": "19.99", "created_at": "2026-03-04T05:06:07+02:00",
-            "published_on": "2026-03-04"}
+    body = {
+        "title": "Precise",
+        "price": "19.99",
+        "created_at": "2026-03-04T05:06:07+02:00",
+        "published_on": "2026-03-04",
+    }
     record = (await writer.client.post(API, headers=writer.headers, json=body)).json()["data"]
     assert record["price"] == "19.99"
     assert record["created_at"] == "2026-03-04T03:06:07+00:00"
@@ -82,23 +87,34 @@ async def test_delete_answers_204_and_removes_the_row(writer):
 
 async def test_three_failures_are_reported_together_and_nothing_is_written(writer):
     before = await table_state(writer.database)
-    response = await writer.client.post(API, headers=writer.headers,
-                                        json={"title": "", "category": "gossip", "secret": "x"})
+    response = await writer.client.post(
+        API, headers=writer.headers, json={"title": "", "category": "gossip", "secret": "x"}
+    )
     assert response.status_code == 422
     body = response.json()
     assert body["error"] == "validation_failed"
-    assert body["details"] == {"title": ["The title field is required."],
-                               "category": ["The category field must be one of: news, company, sales."],
-                               "secret": ["is not writable"]}
+    assert body["details"] == {
+        "title": ["The title field is required."],
+        "category": ["The category field must be one of: news, company, sales."],
+        "secret": ["is not writable"],
+    }
     assert await table_state(writer.database) == before
 
 
-@pytest.mark.parametrize(("body", "field"), [
-    ({"title": None}, "title"), ({"title": "x", "views": True}, "views"), ({"title": "x", "views": "3"}, "views"),
-    ({"title": "x", "price": "cheap"}, "price"), ({"title": "x" * 201}, "title"),
-    ({"title": "x", "published_on": "2026-02-30"}, "published_on"), ({"title": "x", "unknown": 1}, "unknown"),
-    ({"title": "x", "id": 99}, "id"), ({"title": "x", "featured": "yes"}, "featured"),
-])
+@pytest.mark.parametrize(
+    ("body", "field"),
+    [
+        ({"title": None}, "title"),
+        ({"title": "x", "views": True}, "views"),
+        ({"title": "x", "views": "3"}, "views"),
+        ({"title": "x", "price": "cheap"}, "price"),
+        ({"title": "x" * 201}, "title"),
+        ({"title": "x", "published_on": "2026-02-30"}, "published_on"),
+        ({"title": "x", "unknown": 1}, "unknown"),
+        ({"title": "x", "id": 99}, "id"),
+        ({"title": "x", "featured": "yes"}, "featured"),
+    ],
+)
 async def test_a_bad_value_is_422_naming_the_field(writer, body, field):
     before = await table_state(writer.database)
     response = await writer.client.post(API, headers=writer.headers, json=body)
@@ -115,16 +131,19 @@ async def test_a_required_field_present_but_empty_fails_on_patch(writer):
     assert await table_state(writer.database) == before
 
 
-@pytest.mark.parametrize(("headers", "content", "status", "code"), [
-    ({"content-type": "application/json"}, b"{not json", 400, "bad_request"),
-    ({"content-type": "application/json"}, b"[1, 2]", 400, "bad_request"),
-    ({"content-type": "application/json"}, b'"title"', 400, "bad_request"),
-    ({"content-type": "application/json"}, b'{"title": NaN}', 400, "bad_request"),
-    ({"content-type": "application/json"}, b'{"title": Infinity}', 400, "bad_request"),
-    ({"content-type": "text/plain"}, b'{"title": "x"}', 415, "unsupported_media_type"),
-    ({"content-type": "application/x-www-form-urlencoded"}, b"title=x", 415, "unsupported_media_type"),
-    ({}, b'{"title": "x"}', 415, "unsupported_media_type"),
-])
+@pytest.mark.parametrize(
+    ("headers", "content", "status", "code"),
+    [
+        ({"content-type": "application/json"}, b"{not json", 400, "bad_request"),
+        ({"content-type": "application/json"}, b"[1, 2]", 400, "bad_request"),
+        ({"content-type": "application/json"}, b'"title"', 400, "bad_request"),
+        ({"content-type": "application/json"}, b'{"title": NaN}', 400, "bad_request"),
+        ({"content-type": "application/json"}, b'{"title": Infinity}', 400, "bad_request"),
+        ({"content-type": "text/plain"}, b'{"title": "x"}', 415, "unsupported_media_type"),
+        ({"content-type": "application/x-www-form-urlencoded"}, b"title=x", 415, "unsupported_media_type"),
+        ({}, b'{"title": "x"}', 415, "unsupported_media_type"),
+    ],
+)
 async def test_a_malformed_body_is_refused_and_nothing_is_written(writer, headers, content, status, code):
     before = await table_state(writer.database)
     response = await writer.client.post(API, headers={**writer.headers, **headers}, content=content)
@@ -135,16 +154,18 @@ async def test_a_malformed_body_is_refused_and_nothing_is_written(writer, header
 
 async def test_json_media_type_variants_are_accepted(writer):
     for media_type in ("application/json; charset=utf-8", "application/merge-patch+json", "Application/JSON"):
-        response = await writer.client.post(API, headers={**writer.headers, "content-type": media_type},
-                                            content=b'{"title": "typed"}')
+        response = await writer.client.post(
+            API, headers={**writer.headers, "content-type": media_type}, content=b'{"title": "typed"}'
+        )
         assert response.status_code == 201, media_type
 
 
 async def test_a_body_over_one_mebibyte_is_413(writer):
     before = await table_state(writer.database)
     content = b'{"title": "' + b"x" * (1024 * 1024) + b'"}'
-    response = await writer.client.post(API, headers={**writer.headers, "content-type": "application/json"},
-                                        content=content)
+    response = await writer.client.post(
+        API, headers={**writer.headers, "content-type": "application/json"}, content=content
+    )
     assert response.status_code == 413
     assert response.json()["error"] == "payload_too_large"
     assert await table_state(writer.database) == before
@@ -152,7 +173,9 @@ async def test_a_body_over_one_mebibyte_is_413(writer):
 
 async def test_unpublished_rows_can_be_neither_updated_nor_deleted(writer):
     before = await table_state(writer.database)
-    assert (await writer.client.patch(f"{API}/5", headers=writer.headers, json={"title": "x"})).status_code == 404
+    assert (
+        await writer.client.patch(f"{API}/5", headers=writer.headers, json={"title": "x"})
+    ).status_code == 404
     assert (await writer.client.delete(f"{API}/5", headers=writer.headers)).status_code == 404
     assert (await writer.client.patch(f"{API}/abc", headers=writer.headers, json={})).status_code == 404
     assert (await writer.client.delete(f"{API}/999", headers=writer.headers)).status_code == 404
@@ -164,21 +187,31 @@ async def test_rows_outside_the_declarations_query_are_not_writable(database, ho
     registry = ApiRegistry()
     from tests.support.demo import DECLARATIONS
 
-    registry.register("news", {**DECLARATIONS["articles"], "with": [],
-                               "query": lambda select: select.where(articles.c.category == "news")})
+    registry.register(
+        "news",
+        {
+            **DECLARATIONS["articles"],
+            "with": [],
+            "query": lambda select: select.where(articles.c.category == "news"),
+        },
+    )
     host = await host_factory(database, registry)
     headers = host.auth(await host.token("*"))
     before = await table_state(database)
-    assert (await host.client.patch("/api/pb/v1/objects/news/2", headers=headers, json={"title": "x"})).status_code \
-        == 404
+    assert (
+        await host.client.patch("/api/pb/v1/objects/news/2", headers=headers, json={"title": "x"})
+    ).status_code == 404
     assert (await host.client.delete("/api/pb/v1/objects/news/2", headers=headers)).status_code == 404
     assert await table_state(database) == before
-    assert (await host.client.patch("/api/pb/v1/objects/news/1", headers=headers, json={"title": "y"})).status_code \
-        == 200
+    assert (
+        await host.client.patch("/api/pb/v1/objects/news/1", headers=headers, json={"title": "y"})
+    ).status_code == 200
 
 
 async def test_a_body_may_unpublish_its_row_when_published_is_writable(writer):
-    response = await writer.client.post(API, headers=writer.headers, json={"title": "Quiet", "published": False})
+    response = await writer.client.post(
+        API, headers=writer.headers, json={"title": "Quiet", "published": False}
+    )
     assert response.status_code == 201
     record_id = response.json()["data"]["id"]
     assert (await writer.client.get(f"{API}/{record_id}", headers=writer.headers)).status_code == 404
@@ -195,8 +228,11 @@ async def test_a_token_without_the_write_scope_gets_403_and_nothing_changes(demo
 
 async def test_a_read_only_object_answers_405_to_writes(demo):
     headers = demo.auth(await demo.token("*"))
-    for method, path in (("POST", "/api/pb/v1/objects/authors"), ("PATCH", "/api/pb/v1/objects/authors/1"),
-                         ("DELETE", "/api/pb/v1/objects/authors/1")):
+    for method, path in (
+        ("POST", "/api/pb/v1/objects/authors"),
+        ("PATCH", "/api/pb/v1/objects/authors/1"),
+        ("DELETE", "/api/pb/v1/objects/authors/1"),
+    ):
         response = await demo.client.request(method, path, headers=headers, json={"name": "x"})
         assert response.status_code == 405
         assert "GET" in response.headers["allow"]
@@ -207,8 +243,9 @@ async def test_a_declared_write_scope_replaces_the_derived_one(database, host_fa
     from tests.support.demo import DECLARATIONS
 
     registry = ApiRegistry()
-    registry.register("articles", {**DECLARATIONS["articles"], "scopes": {"read": "content.read",
-                                                                          "write": "content.edit"}})
+    registry.register(
+        "articles", {**DECLARATIONS["articles"], "scopes": {"read": "content.read", "write": "content.edit"}}
+    )
     host = await host_factory(database, registry)
     old_style = host.auth(await host.token("articles.write"))
     new_style = host.auth(await host.token("content.edit"))

@@ -120,8 +120,18 @@ def swagger_ui_files(tmp_path_factory: pytest.TempPathFactory) -> Path:
     if npm is None:
         unavailable("npm is not installed, so swagger-ui-dist cannot be fetched")
     folder = tmp_path_factory.mktemp("swagger-ui")
-    command = [str(npm), "install", "--prefix", str(folder), "--ignore-scripts", "--no-audit", "--no-fund",
-               "--loglevel", "error", "swagger-ui-dist@5"]
+    command = [
+        str(npm),
+        "install",
+        "--prefix",
+        str(folder),
+        "--ignore-scripts",
+        "--no-audit",
+        "--no-fund",
+        "--loglevel",
+        "error",
+        "swagger-ui-dist@5",
+    ]
     try:
         done = subprocess.run(command, capture_output=True, text=True, timeout=300)
     except subprocess.TimeoutExpired:
@@ -137,7 +147,15 @@ def viewer_server(swagger_ui_files: Path, tmp_path: Path) -> Iterator[str]:
     """The viewer's files over HTTP on a free 127.0.0.1 port, as a CDN would serve them."""
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    command = [sys.executable, "-m", "http.server", str(port), "--bind", "127.0.0.1",
-               "--directory", str(swagger_ui_files)]
+    command = [
+        sys.executable,
+        "-m",
+        "http.server",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--directory",
+        str(swagger_ui_files),
+    ]
     with serving(command, f"{url}/swagger-ui.css", tmp_path / "viewer.log"):
         yield url

@@ -8,16 +8,20 @@ import sqlalchemy as sa
 from pb_headless.constructor import FIELD_TYPES, ConstructorField, ConstructorTable, create_table, table_for
 from pb_headless.fields import FieldKind, describe_column
 
-EVERY_TYPE = ConstructorTable("every_type", "Every type", tuple(
-    ConstructorField(f"f_{type_}", type_, required=type_ == "string")
-    for type_ in FIELD_TYPES
-))
+EVERY_TYPE = ConstructorTable(
+    "every_type",
+    "Every type",
+    tuple(ConstructorField(f"f_{type_}", type_, required=type_ == "string") for type_ in FIELD_TYPES),
+)
 
 
 def test_a_table_has_an_id_key_its_fields_in_order_and_a_published_flag():
     table = table_for(EVERY_TYPE)
     assert [column.name for column in table.columns] == [
-        "id", *(field.name for field in EVERY_TYPE.fields), "published"]
+        "id",
+        *(field.name for field in EVERY_TYPE.fields),
+        "published",
+    ]
     assert table.primary_key.columns.keys() == ["id"]
 
 
@@ -34,19 +38,29 @@ def test_a_required_field_is_not_null_and_the_others_are_nullable():
     assert all(table.c[field.name].nullable for field in EVERY_TYPE.fields if not field.required)
 
 
-@pytest.mark.parametrize(("field", "kind"), [
-    ("f_string", FieldKind.STRING), ("f_text", FieldKind.STRING), ("f_integer", FieldKind.INTEGER),
-    ("f_number", FieldKind.FLOAT), ("f_decimal", FieldKind.DECIMAL), ("f_boolean", FieldKind.BOOLEAN),
-    ("f_date", FieldKind.DATE), ("f_datetime", FieldKind.DATETIME), ("f_email", FieldKind.STRING),
-    ("f_url", FieldKind.STRING),
-])
+@pytest.mark.parametrize(
+    ("field", "kind"),
+    [
+        ("f_string", FieldKind.STRING),
+        ("f_text", FieldKind.STRING),
+        ("f_integer", FieldKind.INTEGER),
+        ("f_number", FieldKind.FLOAT),
+        ("f_decimal", FieldKind.DECIMAL),
+        ("f_boolean", FieldKind.BOOLEAN),
+        ("f_date", FieldKind.DATE),
+        ("f_datetime", FieldKind.DATETIME),
+        ("f_email", FieldKind.STRING),
+        ("f_url", FieldKind.STRING),
+    ],
+)
 def test_each_type_makes_a_column_the_api_reads_as_the_right_kind(field, kind):
     assert describe_column(table_for(EVERY_TYPE).c[field]).kind is kind
 
 
 def test_text_like_columns_take_the_fields_length():
-    table = table_for(ConstructorTable("t", "T", (ConstructorField("s", "string", length=80),
-                                                  ConstructorField("u", "url"))))
+    table = table_for(
+        ConstructorTable("t", "T", (ConstructorField("s", "string", length=80), ConstructorField("u", "url")))
+    )
     assert table.c.s.type.length == 80
     assert table.c.u.type.length == 2048
 

@@ -16,8 +16,15 @@ async def test_a_table_never_saved_has_the_default_switched_off_tab(database):
 
 async def test_a_saved_tab_reads_back_the_same(database):
     store = ApiTabStore(database)
-    tab = ApiTab(enabled=True, fields=("title", "body"), operations=("list", "show", "create"),
-                 url_name="news", writable=("title",), filterable=(), sortable=("title",))
+    tab = ApiTab(
+        enabled=True,
+        fields=("title", "body"),
+        operations=("list", "show", "create"),
+        url_name="news",
+        writable=("title",),
+        filterable=(),
+        sortable=("title",),
+    )
     await store.save("site_news", tab)
     assert await store.get("site_news") == tab
     assert await store.all() == {"site_news": tab}
@@ -48,8 +55,15 @@ async def test_a_table_name_that_is_not_a_sql_name_is_refused(sqlite_database):
 async def test_a_hand_edited_row_that_no_longer_reads_counts_as_switched_off(sqlite_database, caplog):
     from pb_headless.db import utcnow
 
-    await sqlite_database.execute(constructor_api.insert().values(
-        table_name="broken", enabled=True, fields='["title"]', operations='["list","purge"]', url_name=None,
-        updated_at=utcnow()))
+    await sqlite_database.execute(
+        constructor_api.insert().values(
+            table_name="broken",
+            enabled=True,
+            fields='["title"]',
+            operations='["list","purge"]',
+            url_name=None,
+            updated_at=utcnow(),
+        )
+    )
     assert await ApiTabStore(sqlite_database).get("broken") == ApiTab()
     assert "broken" in caplog.text

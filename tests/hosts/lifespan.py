@@ -13,8 +13,9 @@ BASE_URL = "http://testserver"
 
 
 @contextlib.asynccontextmanager
-async def serving(app: Any, client: tuple[str, int] = ("203.0.113.20", 51000)
-                  ) -> AsyncIterator[httpx.AsyncClient]:
+async def serving(
+    app: Any, client: tuple[str, int] = ("203.0.113.20", 51000)
+) -> AsyncIterator[httpx.AsyncClient]:
     """Run the app's lifespan (any ASGI app: Starlette, FastAPI, a bare callable) around an httpx client."""
     inbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
     outbox: asyncio.Queue[dict[str, Any]] = asyncio.Queue()

@@ -19,7 +19,6 @@ API = "/api/pb/v1"
 APP = "https://app.example.com"
 
 
-
 @dataclass(frozen=True)
 class Site:
     create_app: Any
@@ -35,17 +34,38 @@ class Site:
 
 SITES = {
     "starlette": Site(
-        starlette_site, "books.read", "books", 3, "/books/stats",
+        starlette_site,
+        "books.read",
+        "books",
+        3,
+        "/books/stats",
         {"data": {"books": 3, "cheapest": "8.25", "dearest": "12.00"}, "asked_by": "reader"},
-        "/reports/books.csv", "Roadside Picnic,1972", "<h1>Bookshop</h1>"),
+        "/reports/books.csv",
+        "Roadside Picnic,1972",
+        "<h1>Bookshop</h1>",
+    ),
     "fastapi": Site(
-        fastapi_site, "records.read", "records", 3, "/records/genres",
+        fastapi_site,
+        "records.read",
+        "records",
+        3,
+        "/records/genres",
         {"data": [{"genre": "jazz", "records": 2}, {"genre": "rock", "records": 1}], "asked_by": None},
-        "/reports/records/1", '"title":"Kind of Blue"', "<h1>Record shop</h1>"),
+        "/reports/records/1",
+        '"title":"Kind of Blue"',
+        "<h1>Record shop</h1>",
+    ),
     "raw_asgi": Site(
-        raw_asgi_site, "recipes.read", "recipes", 3, "/recipes/quick",
+        raw_asgi_site,
+        "recipes.read",
+        "recipes",
+        3,
+        "/recipes/quick",
         {"data": [{"id": 3, "title": "Syrniki", "minutes": 30}], "meta": {"minutes": 30}},
-        "/reports/favourites", '"favourites":["Borscht","Syrniki"]', "<h1>Recipes</h1>"),
+        "/reports/favourites",
+        '"favourites":["Borscht","Syrniki"]',
+        "<h1>Recipes</h1>",
+    ),
 }
 
 
@@ -103,8 +123,11 @@ async def test_each_hosts_guarded_route_answers_401_403_and_200(database, site):
         assert (await client.get(site.guarded_route, headers={"X-API-Key": "pb_bad"})).status_code == 401
         forbidden = await client.get(site.guarded_route, headers=other)
         assert forbidden.status_code == 403
-        assert forbidden.json() == {"error": "forbidden", "required_scope": site.scope,
-                                    "message": f"This operation requires the scope '{site.scope}'."}
+        assert forbidden.json() == {
+            "error": "forbidden",
+            "required_scope": site.scope,
+            "message": f"This operation requires the scope '{site.scope}'.",
+        }
         allowed = await client.get(site.guarded_route, headers=reader)
         assert allowed.status_code == 200
         assert site.guarded_text in allowed.text
@@ -139,8 +162,11 @@ async def test_each_host_answers_preflights_under_the_api_before_its_own_routing
     async with serving(site.create_app(str(sqlite_database.url))) as client:
         await bearer(sqlite_database, site.scope)
         await SettingsStore(sqlite_database).set("service_cors_origins", APP)
-        asked = {"Origin": APP, "Access-Control-Request-Method": "GET",
-                 "Access-Control-Request-Headers": "X-API-Key"}
+        asked = {
+            "Origin": APP,
+            "Access-Control-Request-Method": "GET",
+            "Access-Control-Request-Headers": "X-API-Key",
+        }
         preflight = await client.options(API + site.custom_route, headers=asked)
         assert preflight.status_code == 204
         assert preflight.headers["access-control-allow-origin"] == APP

@@ -92,8 +92,12 @@ async def test_the_record_shops_acting_user_is_its_staff_member_while_active(dat
         _, active = await tokens.create("clerk-app", "records.read", user_id=clerk)
         _, blocked = await tokens.create("former-app", "records.read", user_id=former)
         report = await client.get("/reports/records/2", headers={"X-API-Key": active})
-        assert report.json() == {"title": "Blue Train", "price": "19.50", "token": "clerk-app",
-                                 "acting_user": "clerk"}
+        assert report.json() == {
+            "title": "Blue Train",
+            "price": "19.50",
+            "token": "clerk-app",
+            "acting_user": "clerk",
+        }
         genres = await client.get("/api/pb/v1/records/genres", headers={"X-API-Key": active})
         assert genres.json()["asked_by"] == "clerk"
         for path in ("/reports/records/2", "/api/pb/v1/records/genres"):

@@ -15,7 +15,8 @@ async def test_the_custom_route_renders_a_validation_error_from_the_route(sqlite
         invalid = await client.get("/api/pb/v1/recipes/quick?minutes=abc", headers={"X-API-Key": plain})
         assert invalid.status_code == 422
         assert invalid.json()["details"] == {
-            "minutes": ["must be a whole number of minutes between 1 and 1440"]}
+            "minutes": ["must be a whole number of minutes between 1 and 1440"]
+        }
 
 
 async def test_the_api_at_its_bare_prefix_answers_as_the_api(sqlite_database):

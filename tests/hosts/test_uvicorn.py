@@ -24,8 +24,15 @@ def free_port() -> int:
 def run_module(*args: str, env: dict[str, str], **options) -> subprocess.Popen:
     # The repository first on the path: a site-packages `examples` namespace must not shadow ours.
     env = {**os.environ, **env, "PYTHONPATH": str(REPO)}
-    return subprocess.Popen([sys.executable, "-m", "examples.starlette_host", *args], cwd=REPO, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, **options)
+    return subprocess.Popen(
+        [sys.executable, "-m", "examples.starlette_host", *args],
+        cwd=REPO,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        **options,
+    )
 
 
 def wait_until_serving(process: subprocess.Popen, base: str) -> None:

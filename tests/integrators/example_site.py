@@ -12,5 +12,8 @@ SITE = REPO / "examples" / "integrators"
 def site_module_names() -> list[str]:
     """The imported modules that belong to a site folder: `core`, everything under it, and the
     example's host module, which imports from it."""
-    return [name for name in sys.modules
-            if name in ("core", "examples.integrators.host") or name.startswith("core.")]
+    return [
+        name
+        for name in sys.modules
+        if name in ("core", "examples.integrators.host") or name.startswith("core.")
+    ]

@@ -14,8 +14,12 @@ from tests.integrators.example_site import SITE
 SATELLITE = SITE / "satellite"
 MODULE = "examples.integrators.satellite.pb_reviews"
 
-things = sa.Table("component_things", sa.MetaData(), sa.Column("id", sa.Integer, primary_key=True),
-                  sa.Column("name", sa.String(50)))
+things = sa.Table(
+    "component_things",
+    sa.MetaData(),
+    sa.Column("id", sa.Integer, primary_key=True),
+    sa.Column("name", sa.String(50)),
+)
 
 
 @pytest.fixture
@@ -46,8 +50,9 @@ async def test_a_satellite_named_by_module_publishes_its_object(sqlite_database,
     assert [item["name"] for item in answer.json()["data"]] == ["reviews"]
 
 
-async def test_an_installed_satellite_is_found_through_its_entry_point(sqlite_database, tmp_path, monkeypatch,
-                                                                      forget_pb_reviews):
+async def test_an_installed_satellite_is_found_through_its_entry_point(
+    sqlite_database, tmp_path, monkeypatch, forget_pb_reviews
+):
     declared = tomllib.loads((SATELLITE / "pyproject.toml").read_text())["project"]["entry-points"]
     assert declared == {COMPONENT_GROUP: {"reviews": "pb_reviews:setup"}}
     # What `pip install examples/integrators/satellite` leaves behind, without installing anything.
@@ -73,11 +78,13 @@ def test_a_component_that_cannot_be_imported_is_named(tmp_path):
 
 
 async def test_a_bad_table_declaration_from_a_component_stops_the_start_naming_component_object_and_key(
-        sqlite_database, tmp_path, monkeypatch):
+    sqlite_database, tmp_path, monkeypatch
+):
     (tmp_path / "pb_broken_component.py").write_text(
         "def setup(events):\n"
         "    events.on('OnServiceApiRegister', lambda registry: registry.register(\n"
-        "        'broken', {'table': 'component_things', 'fields': ['name', 'colour']}))\n")
+        "        'broken', {'table': 'component_things', 'fields': ['name', 'colour']}))\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     monkeypatch.delitem(sys.modules, "pb_broken_component", raising=False)
     await sqlite_database.execute(sa.schema.CreateTable(things))
@@ -116,13 +123,17 @@ async def test_a_components_handler_runs_under_the_components_name(sqlite_databa
         "from pb_headless.registry.events import registering_source\n"
         "seen = []\n"
         "def setup(events):\n"
-        "    events.on('OnServiceApiRegister', lambda registry: seen.append(registering_source()))\n")
+        "    events.on('OnServiceApiRegister', lambda registry: seen.append(registering_source()))\n"
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     registry = ApiRegistry()
     registry.load_components(["pb_named_component"])
-    registry.events.on(OnServiceApiRegister, lambda r: sys.modules["pb_named_component"].seen.append(
-        registering_source()))
+    registry.events.on(
+        OnServiceApiRegister, lambda r: sys.modules["pb_named_component"].seen.append(registering_source())
+    )
     await registry.build(sqlite_database)
     assert [str(source) for source in sys.modules["pb_named_component"].seen] == [
-        "component 'pb_named_component'", "code"]
+        "component 'pb_named_component'",
+        "code",
+    ]
     sys.modules.pop("pb_named_component", None)

@@ -21,19 +21,27 @@ def load_user(user_id):
 async def whoami(request):
     """Who the request runs as."""
     user = request.state.user
-    return {"token": request.state.token.name, "scopes": list(request.state.principal.token.scopes),
-            "user": user["username"] if user else None, "user_id": request.state.token.user_id}
+    return {
+        "token": request.state.token.name,
+        "scopes": list(request.state.principal.token.scopes),
+        "user": user["username"] if user else None,
+        "user_id": request.state.token.user_id,
+    }
 
 
 @route("GET", "/reports/authors", guard="ApiAuth:reports.read")
 async def articles_per_author(request):
     """Published articles per author, with their total price: a join and an aggregate."""
     query = (
-        sa.select(authors.c.name, sa.func.count(articles.c.id).label("articles"),
-                  sa.cast(sa.func.sum(articles.c.price), sa.Numeric(12, 2)).label("total_price"))
+        sa.select(
+            authors.c.name,
+            sa.func.count(articles.c.id).label("articles"),
+            sa.cast(sa.func.sum(articles.c.price), sa.Numeric(12, 2)).label("total_price"),
+        )
         .select_from(articles.join(authors, articles.c.author_id == authors.c.id))
         .where(articles.c.published.is_(True))
-        .group_by(authors.c.name).order_by(authors.c.name)
+        .group_by(authors.c.name)
+        .order_by(authors.c.name)
     )
     return {"data": [dict(row._mapping) for row in await request.state.database.fetch_all(query)]}
 
@@ -42,7 +50,8 @@ async def articles_per_author(request):
 async def article_summary(request):
     article_id = request.path_params["article_id"]
     row = await request.state.database.fetch_one(
-        sa.select(articles.c.title).where(articles.c.id == article_id, articles.c.published.is_(True)))
+        sa.select(articles.c.title).where(articles.c.id == article_id, articles.c.published.is_(True))
+    )
     if row is None:
         raise NotFound(f"There is no article {article_id}.")
     return {"id": article_id, "title": row.title}
@@ -112,7 +121,11 @@ async def test_a_token_without_an_acting_user_runs_as_nobody(sqlite_database, ro
     host = await routed_host(sqlite_database, ROUTES, user_loader=load_user)
     plain = await host.token("*", name="service")
     assert (await host.client.get(API + "/whoami", headers=host.auth(plain))).json() == {
-        "token": "service", "scopes": ["*"], "user": None, "user_id": None}
+        "token": "service",
+        "scopes": ["*"],
+        "user": None,
+        "user_id": None,
+    }
 
 
 async def test_a_route_runs_a_join_and_an_aggregate_on_the_same_database(database, routed_host):
@@ -121,10 +134,12 @@ async def test_a_route_runs_a_join_and_an_aggregate_on_the_same_database(databas
     response = await host.client.get(API + "/reports/authors", headers=host.auth(plain))
     assert response.status_code == 200
     # Anna: articles 1, 3, 6, 7 (5 is unpublished); Boris: article 2. Decimals render as strings.
-    assert response.json() == {"data": [
-        {"name": "Anna", "articles": 4, "total_price": "135.49"},
-        {"name": "Boris", "articles": 1, "total_price": "10.00"},
-    ]}
+    assert response.json() == {
+        "data": [
+            {"name": "Anna", "articles": 4, "total_price": "135.49"},
+            {"name": "Boris", "articles": 1, "total_price": "10.00"},
+        ]
+    }
     assert response.headers["content-type"] == "application/json"
     assert response.headers["cache-control"] == "private, no-cache"
 
@@ -132,8 +147,9 @@ async def test_a_route_runs_a_join_and_an_aggregate_on_the_same_database(databas
 async def test_a_route_sees_rows_written_through_the_generic_endpoints(database, routed_host):
     host = await routed_host(database, ROUTES)
     plain = await host.token("*")
-    await database.execute(articles.insert().values(id=20, title="Fresh", author_id=2, price=Decimal("1.50"),
-                                                    published=True))
+    await database.execute(
+        articles.insert().values(id=20, title="Fresh", author_id=2, price=Decimal("1.50"), published=True)
+    )
     response = await host.client.get(API + "/reports/authors", headers=host.auth(plain))
     assert response.json()["data"][1] == {"name": "Boris", "articles": 2, "total_price": "11.50"}
 
@@ -157,18 +173,23 @@ async def test_a_validation_error_raised_in_a_route_is_a_422_with_details(sqlite
     url = API + "/articles/1/summary"
     invalid = await host.client.post(url, headers=host.auth(plain), json={"summary": " "})
     assert invalid.status_code == 422
-    assert invalid.json() == {"error": "validation_failed", "message": "The given data was invalid.",
-                              "details": {"summary": ["The summary field is required."]}}
-    bad = await host.client.post(url, headers={**host.auth(plain), "Content-Type": "application/json"},
-                                 content=b"[1]")
+    assert invalid.json() == {
+        "error": "validation_failed",
+        "message": "The given data was invalid.",
+        "details": {"summary": ["The summary field is required."]},
+    }
+    bad = await host.client.post(
+        url, headers={**host.auth(plain), "Content-Type": "application/json"}, content=b"[1]"
+    )
     assert bad.status_code == 400
     assert bad.json() == {"error": "bad_request", "message": "Send a JSON object."}
     ok = await host.client.post(url, headers=host.auth(plain), json={"summary": "Short"})
     assert ok.json() == {"accepted": "Short", "by": "writer"}
 
 
-async def test_an_unexpected_exception_in_a_route_is_a_500_that_reveals_nothing(sqlite_database, routed_host,
-                                                                                 caplog):
+async def test_an_unexpected_exception_in_a_route_is_a_500_that_reveals_nothing(
+    sqlite_database, routed_host, caplog
+):
     host = await routed_host(sqlite_database, ROUTES)
     plain = await host.token("*")
     with caplog.at_level(logging.ERROR, logger="pb_headless"):
@@ -234,7 +255,8 @@ async def test_routes_come_from_a_module_or_a_file_of_the_site(sqlite_database, 
         "from pb_headless import route\n\n"
         "@dataclass\nclass Greeting:\n    text: str\n\n"
         "@route('GET', '/hello', guard='ApiAuth')\n"
-        "async def hello(request):\n    return {'greeting': Greeting('hi').text}\n")
+        "async def hello(request):\n    return {'greeting': Greeting('hi').text}\n"
+    )
     host = await routed_host(sqlite_database, [routes_file, str(routes_file)])  # one route, given twice
     auth = host.auth(await host.token("*"))
     assert (await host.client.get(API + "/hello", headers=auth)).json() == {"greeting": "hi"}
@@ -244,7 +266,10 @@ async def test_routes_come_from_a_module_or_a_file_of_the_site(sqlite_database, 
 def test_a_route_keeps_what_the_openapi_document_needs():
     definition = article_summary.__pb_route__[0]
     assert (definition.method, definition.path, definition.template) == (
-        "GET", "/articles/{article_id:int}/summary", "/articles/{article_id}/summary")
+        "GET",
+        "/articles/{article_id:int}/summary",
+        "/articles/{article_id}/summary",
+    )
     assert definition.param_names == ("article_id",)
     assert articles_per_author.__pb_route__[0].summary.startswith("Published articles per author")
     assert articles_per_author.__pb_route__[0].guard.scope == "reports.read"

@@ -26,8 +26,14 @@ PRODUCTS = [
     {"id": 4, "name": "Atlas", "category": "books", "price": Decimal("40.00"), "published": False},
     {"id": 5, "name": "Sticker", "category": "misc", "price": Decimal("0.00"), "published": True},
 ]
-ORDERS = [(1, 2, date(2026, 1, 5)), (2, 4, date(2026, 1, 10)), (3, 1, date(2026, 2, 1)),
-          (3, 3, date(2026, 2, 15)), (4, 1, date(2026, 2, 20)), (5, 10, date(2026, 3, 1))]
+ORDERS = [
+    (1, 2, date(2026, 1, 5)),
+    (2, 4, date(2026, 1, 10)),
+    (3, 1, date(2026, 2, 1)),
+    (3, 3, date(2026, 2, 15)),
+    (4, 1, date(2026, 2, 20)),
+    (5, 10, date(2026, 3, 1)),
+]
 
 
 def shown_files():
@@ -44,7 +50,10 @@ def test_every_file_the_guide_shows_is_the_file_in_the_repository():
 def test_every_excerpt_the_guide_shows_is_in_its_file():
     excerpts = list(EXCERPT.finditer(DOC.read_text()))
     assert {match["path"] for match in excerpts} == {
-        "examples/starlette_host/app.py", "examples/fastapi_host/app.py", "examples/raw_asgi_host/app.py"}
+        "examples/starlette_host/app.py",
+        "examples/fastapi_host/app.py",
+        "examples/raw_asgi_host/app.py",
+    }
     for match in excerpts:
         source = (REPO / match["path"]).read_text()
         indented = (textwrap.indent(match["body"], " " * width) for width in range(0, 13, 4))
@@ -53,8 +62,11 @@ def test_every_excerpt_the_guide_shows_is_in_its_file():
 
 def test_the_guide_shows_every_file_of_the_example_site_and_satellite():
     files = {str(path.relative_to(REPO)) for path in SITE.rglob("*") if path.suffix in (".py", ".toml")}
-    files -= {"examples/integrators/__init__.py", "examples/integrators/core/__init__.py",
-              "examples/integrators/core/App/__init__.py"}
+    files -= {
+        "examples/integrators/__init__.py",
+        "examples/integrators/core/__init__.py",
+        "examples/integrators/core/App/__init__.py",
+    }
     assert set(shown_files()) == files
 
 
@@ -73,11 +85,13 @@ async def shop(database, site_folder):
         for row in PRODUCTS:
             await database.execute(products.insert().values(**row))
         for product_id, quantity, ordered_on in ORDERS:
-            await database.execute(orders.insert().values(product_id=product_id, quantity=quantity,
-                                                          ordered_on=ordered_on))
+            await database.execute(
+                orders.insert().values(product_id=product_id, quantity=quantity, ordered_on=ordered_on)
+            )
         for product_id, rating, body in ((1, 5, "Boils fast"), (3, 2, "Too long")):
-            await database.execute(reviews.insert().values(product_id=product_id, rating=rating, body=body,
-                                                           published=True))
+            await database.execute(
+                reviews.insert().values(product_id=product_id, rating=rating, body=body, published=True)
+            )
         yield client, database
 
 
@@ -95,7 +109,10 @@ async def test_the_declaration_file_publishes_products_under_its_own_scopes(shop
     assert listed.status_code == 200
     # Sorted by name; Atlas is unpublished and the free Sticker is narrowed out by the declaration's query.
     assert [(item["name"], item["price"]) for item in listed.json()["data"]] == [
-        ("Kettle", "25.00"), ("Mug", "7.50"), ("Novel", "12.99")]
+        ("Kettle", "25.00"),
+        ("Mug", "7.50"),
+        ("Novel", "12.99"),
+    ]
     assert listed.json()["meta"]["limit"] == 10
     unreachable = await client.get(API + "/objects/products", headers=await token(database, "products.read"))
     assert unreachable.status_code == 404

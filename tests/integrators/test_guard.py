@@ -64,8 +64,11 @@ async def test_a_token_without_the_routes_scope_answers_403_naming_the_required_
     plain = await host.token("articles.read,reports.write")
     response = await host.client.get(API + "/reports/summary", headers=host.auth(plain))
     assert response.status_code == 403
-    assert response.json() == {"error": "forbidden", "required_scope": "reports.read",
-                               "message": "This operation requires the scope 'reports.read'."}
+    assert response.json() == {
+        "error": "forbidden",
+        "required_scope": "reports.read",
+        "message": "This operation requires the scope 'reports.read'.",
+    }
     assert response.headers["cache-control"] == "no-store"
 
 
@@ -136,8 +139,18 @@ def test_the_string_forms_of_the_guard_are_the_guard_itself():
     assert ApiAuth().spec == "ApiAuth"
 
 
-@pytest.mark.parametrize("guard", ["apiauth", "ApiAuth:", "ApiAuth:*", "ApiAuth:reports.*", "ApiAuth:Reports",
-                                   "Auth:reports.read", "ApiAuth:reports read"])
+@pytest.mark.parametrize(
+    "guard",
+    [
+        "apiauth",
+        "ApiAuth:",
+        "ApiAuth:*",
+        "ApiAuth:reports.*",
+        "ApiAuth:Reports",
+        "Auth:reports.read",
+        "ApiAuth:reports read",
+    ],
+)
 def test_an_unknown_or_malformed_guard_is_refused_where_the_route_is_declared(guard):
     with pytest.raises(RouteError, match="route GET /x"):
         route("GET", "/x", guard=guard)

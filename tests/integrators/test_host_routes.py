@@ -38,8 +38,13 @@ async def host_page(request: Request) -> PlainTextResponse:
 
 
 def site_routes(api):
-    return [Route("/", host_page), Route("/reports", report), Route("/hello", any_token),
-            Route("/slow", blocking_report), Mount("/api/pb/v1", app=api)]
+    return [
+        Route("/", host_page),
+        Route("/reports", report),
+        Route("/hello", any_token),
+        Route("/slow", blocking_report),
+        Mount("/api/pb/v1", app=api),
+    ]
 
 
 async def client_for(app):
@@ -78,8 +83,11 @@ async def test_a_host_route_answers_401_403_and_200_like_the_api(site):
 async def test_a_host_route_answers_exactly_what_the_api_answers(site):
     client, tokens = site
     _, writer = await tokens.create("writer", "articles.write")  # reaches articles, may not read them
-    pairs = [({}, "/api/pb/v1/me"), ({"Authorization": "Bearer pb_nope"}, "/api/pb/v1/me"),
-             ({"Authorization": f"Bearer {writer}"}, "/api/pb/v1/objects/articles")]
+    pairs = [
+        ({}, "/api/pb/v1/me"),
+        ({"Authorization": "Bearer pb_nope"}, "/api/pb/v1/me"),
+        ({"Authorization": f"Bearer {writer}"}, "/api/pb/v1/objects/articles"),
+    ]
     for headers, api_path in pairs:
         host, api = await client.get("/reports", headers=headers), await client.get(api_path, headers=headers)
         assert host.status_code == api.status_code
@@ -149,8 +157,14 @@ async def test_authorize_serves_hosts_that_call_the_guard_themselves(site, datab
     _, plain = await tokens.create("direct", "reports.read")
     host = Starlette()
     host.state.pb_headless = HeadlessAPI(database, demo_registry())
-    scope = {"type": "http", "method": "GET", "path": "/x", "headers": [(b"x-api-key", plain.encode())],
-             "query_string": b"", "app": host}
+    scope = {
+        "type": "http",
+        "method": "GET",
+        "path": "/x",
+        "headers": [(b"x-api-key", plain.encode())],
+        "query_string": b"",
+        "app": host,
+    }
     principal = await ApiAuth("reports.read").authorize(Request(scope))
     assert principal.token.name == "direct"
     assert principal.has_scope("reports.read")

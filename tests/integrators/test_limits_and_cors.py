@@ -54,7 +54,9 @@ async def test_custom_routes_get_cors_headers_when_origins_are_set(database, rou
     refused = await host.client.get(API + "/reports/summary", headers={"Origin": APP})
     assert refused.status_code == 401
     assert refused.headers["access-control-allow-origin"] == APP  # so the app can read the 401
-    stranger = await host.client.get(API + "/reports/summary", headers={**auth, "Origin": "https://evil.test"})
+    stranger = await host.client.get(
+        API + "/reports/summary", headers={**auth, "Origin": "https://evil.test"}
+    )
     assert "access-control-allow-origin" not in stranger.headers
 
 
@@ -63,9 +65,14 @@ async def test_a_preflight_for_a_custom_route_is_answered_before_routing(sqlite_
     await host.token("*")
     await host.settings.set("service_cors_origins", APP)
     for _ in range(3):  # never counted, never 405
-        preflight = await host.client.options(API + "/reports/summary", headers={
-            "Origin": APP, "Access-Control-Request-Method": "POST",
-            "Access-Control-Request-Headers": "Authorization, Content-Type"})
+        preflight = await host.client.options(
+            API + "/reports/summary",
+            headers={
+                "Origin": APP,
+                "Access-Control-Request-Method": "POST",
+                "Access-Control-Request-Headers": "Authorization, Content-Type",
+            },
+        )
         assert preflight.status_code == 204
         assert preflight.headers["access-control-allow-origin"] == APP
         assert "POST" in preflight.headers["access-control-allow-methods"]

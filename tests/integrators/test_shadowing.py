@@ -13,20 +13,23 @@ def declared(method, path):
     return route(method, path)(endpoint)
 
 
-@pytest.mark.parametrize(("method", "path", "generic"), [
-    ("GET", "/objects/{name}", "/objects/..."),
-    ("GET", "/objects/{name}/{id}", "/objects/..."),
-    ("POST", "/objects/special", "/objects/..."),
-    ("GET", "/objects/{name}/{id}/comments", "/objects/..."),
-    ("GET", "/objects/{n:int}", "/objects/..."),
-    ("GET", "/me", "/me"),
-    ("POST", "/objects", "/objects"),
-    ("GET", "/health/", "/health"),
-    ("GET", "/openapi.json", "/openapi.json"),
-    ("GET", "/{anything}", "/health"),
-    ("GET", "/{rest:path}", "/health"),
-    ("GET", "/{group}/{name}", "/objects/..."),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "generic"),
+    [
+        ("GET", "/objects/{name}", "/objects/..."),
+        ("GET", "/objects/{name}/{id}", "/objects/..."),
+        ("POST", "/objects/special", "/objects/..."),
+        ("GET", "/objects/{name}/{id}/comments", "/objects/..."),
+        ("GET", "/objects/{n:int}", "/objects/..."),
+        ("GET", "/me", "/me"),
+        ("POST", "/objects", "/objects"),
+        ("GET", "/health/", "/health"),
+        ("GET", "/openapi.json", "/openapi.json"),
+        ("GET", "/{anything}", "/health"),
+        ("GET", "/{rest:path}", "/health"),
+        ("GET", "/{group}/{name}", "/objects/..."),
+    ],
+)
 async def test_a_route_shadowing_a_generic_endpoint_fails_at_start(sqlite_database, method, path, generic):
     with pytest.raises(RouteError) as refused:
         HeadlessAPI(sqlite_database, ApiRegistry(), routes=[declared(method, path)])
@@ -46,18 +49,27 @@ async def test_paths_next_to_the_generic_ones_are_free(sqlite_database, path):
 async def test_the_same_method_and_path_declared_twice_fails_naming_both(sqlite_database):
     repeated = r"custom route GET /reports/\{year\} .* repeats GET /reports/\{y:int\}"
     with pytest.raises(RouteError, match=repeated):
-        HeadlessAPI(sqlite_database, ApiRegistry(),
-                    routes=[declared("GET", "/reports/{y:int}"), declared("GET", "/reports/{year}")])
-    HeadlessAPI(sqlite_database, ApiRegistry(),
-                routes=[declared("GET", "/reports/{y}"), declared("POST", "/reports/{y}")])
+        HeadlessAPI(
+            sqlite_database,
+            ApiRegistry(),
+            routes=[declared("GET", "/reports/{y:int}"), declared("GET", "/reports/{year}")],
+        )
+    HeadlessAPI(
+        sqlite_database,
+        ApiRegistry(),
+        routes=[declared("GET", "/reports/{y}"), declared("POST", "/reports/{y}")],
+    )
 
 
-@pytest.mark.parametrize(("method", "path", "problem"), [
-    ("GET", "reports", "starts with '/'"),
-    ("GET", "/api/pb/v1/reports", "relative to /api/pb/v1"),
-    ("TRACE", "/reports", "method 'TRACE'"),
-    ("GET", "/reports/{x:decimal}", "Unknown path convertor"),
-])
+@pytest.mark.parametrize(
+    ("method", "path", "problem"),
+    [
+        ("GET", "reports", "starts with '/'"),
+        ("GET", "/api/pb/v1/reports", "relative to /api/pb/v1"),
+        ("TRACE", "/reports", "method 'TRACE'"),
+        ("GET", "/reports/{x:decimal}", "Unknown path convertor"),
+    ],
+)
 def test_a_malformed_route_is_refused_where_it_is_declared(method, path, problem):
     with pytest.raises(RouteError, match=problem):
         route(method, path)

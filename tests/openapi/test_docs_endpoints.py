@@ -28,10 +28,12 @@ def current_admin(request: Request) -> dict[str, Any] | None:
     return {"username": name} if name else None
 
 
-async def admin_host(database, *, login_url: str | None = LOGIN, trusted: tuple[str, ...] = (),
-                     viewer_url: str | None = None) -> httpx.AsyncClient:
-    api = HeadlessAPI(database, demo_registry(), routes=[report_summary, report_of_year],
-                      trusted_proxies=trusted)
+async def admin_host(
+    database, *, login_url: str | None = LOGIN, trusted: tuple[str, ...] = (), viewer_url: str | None = None
+) -> httpx.AsyncClient:
+    api = HeadlessAPI(
+        database, demo_registry(), routes=[report_summary, report_of_year], trusted_proxies=trusted
+    )
     options = {"viewer_url": viewer_url} if viewer_url else {}
     admin = Starlette(routes=docs_routes(api, current_admin, login_url, **options))
     site = Starlette(routes=[Mount("/mgr/pb", app=admin), Mount("/api/pb/v1", app=api)])
@@ -100,7 +102,8 @@ async def test_the_specification_is_the_full_document_with_the_api_on_this_host(
     validate(document)
     assert document["servers"] == [{"url": "http://testserver/api/pb/v1"}]
     assert {"/objects/articles", "/objects/articles/{id}", "/objects/authors", "/reports/summary"} <= set(
-        document["paths"])
+        document["paths"]
+    )
     assert set(document["paths"]["/objects/articles/{id}"]) == {"get", "patch", "delete"}
 
 
@@ -124,7 +127,9 @@ async def test_the_administration_endpoints_never_carry_cors_headers(sqlite_data
 
         await SettingsStore(sqlite_database).set("service_cors_origins", "*")
         await SettingsStore(sqlite_database).set("service_cors_paths", "*")
-        answer = await client.get("/mgr/pb/openapi.json?ctx=mgr", headers={**SIGNED_IN, "origin": "https://a.test"})
+        answer = await client.get(
+            "/mgr/pb/openapi.json?ctx=mgr", headers={**SIGNED_IN, "origin": "https://a.test"}
+        )
     assert answer.status_code == 200
     assert not [name for name in answer.headers if name.lower().startswith("access-control-")]
 

@@ -26,4 +26,5 @@ async def test_the_document_of_the_demo_host_matches_its_snapshot(site):
     if os.environ.get("PB_UPDATE_SNAPSHOTS") == "1":
         SNAPSHOT.write_text(current, encoding="utf-8")
     assert current == SNAPSHOT.read_text(encoding="utf-8"), (
-        "the OpenAPI document changed; if intended, rerun with PB_UPDATE_SNAPSHOTS=1 and review the diff")
+        "the OpenAPI document changed; if intended, rerun with PB_UPDATE_SNAPSHOTS=1 and review the diff"
+    )

@@ -12,7 +12,10 @@ UNGUARDED_ROUTE = "GET /reports/{year}"
 async def test_a_read_token_sees_only_list_and_show_of_its_object(site):
     document = await document_of(site, "articles.read")
     assert operations(document) == SERVICE | {
-        "GET /objects/articles", "GET /objects/articles/{id}", UNGUARDED_ROUTE}
+        "GET /objects/articles",
+        "GET /objects/articles/{id}",
+        UNGUARDED_ROUTE,
+    }
     schemas = document["components"]["schemas"]
     assert {"articles.Record", "articles.List", "articles.Single"} <= set(schemas)
     assert "articles.Create" not in schemas and "articles.Update" not in schemas
@@ -23,15 +26,22 @@ async def test_a_read_token_sees_only_list_and_show_of_its_object(site):
 async def test_a_write_token_sees_only_the_writes_the_object_allows(site):
     document = await document_of(site, "articles.write,authors.write")
     assert operations(document) == SERVICE | {
-        "POST /objects/articles", "PATCH /objects/articles/{id}", "DELETE /objects/articles/{id}",
-        UNGUARDED_ROUTE}
+        "POST /objects/articles",
+        "PATCH /objects/articles/{id}",
+        "DELETE /objects/articles/{id}",
+        UNGUARDED_ROUTE,
+    }
 
 
 async def test_a_group_wildcard_sees_every_operation_of_its_object_and_nothing_of_a_longer_name(site):
     document = await document_of(site, "articles.*")
     assert {op for op in operations(document) if "/objects/" in op} == {
-        "GET /objects/articles", "POST /objects/articles", "GET /objects/articles/{id}",
-        "PATCH /objects/articles/{id}", "DELETE /objects/articles/{id}"}
+        "GET /objects/articles",
+        "POST /objects/articles",
+        "GET /objects/articles/{id}",
+        "PATCH /objects/articles/{id}",
+        "DELETE /objects/articles/{id}",
+    }
 
 
 async def test_custom_routes_appear_only_when_the_token_satisfies_their_guard(site):
@@ -52,6 +62,7 @@ async def test_a_token_reaching_no_object_sees_the_service_endpoints_and_unguard
 
 async def test_an_object_appears_when_it_is_published_and_leaves_when_it_is_withdrawn(site):
     token = await site.token("*")
+
     async def paths() -> set[str]:
         answer = await site.client.get("/api/pb/v1/openapi.json", headers=site.auth(token))
         return set(answer.json()["paths"])

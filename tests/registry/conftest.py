@@ -67,20 +67,71 @@ WRITERS = [
     {"id": 2, "name": "Hidden", "email": None, "published": False},
 ]
 BOOKS = [
-    {"id": 1, "title": "War and Peace", "summary": "Napoleon invades", "genre": "novel",
-     "price": Decimal("12.50"), "pages": 1225, "released_on": date(1869, 1, 1),
-     "added_at": datetime(2026, 2, 1, 9, 30), "writer_id": 1, "isbn": "isbn-1", "published": True},
-    {"id": 2, "title": "Anna Karenina", "summary": "A train", "genre": "novel", "price": Decimal("9.99"),
-     "pages": 864, "released_on": date(1878, 1, 1), "added_at": datetime(2026, 2, 2, 9, 30), "writer_id": 1,
-     "isbn": "isbn-2", "published": True},
-    {"id": 3, "title": "Draft", "summary": None, "genre": "novel", "price": Decimal("1.00"), "pages": 10,
-     "released_on": None, "added_at": None, "writer_id": 1, "isbn": "isbn-3", "published": False},
-    {"id": 4, "title": "Short stories", "summary": "Several", "genre": "stories", "price": Decimal("5.00"),
-     "pages": 200, "released_on": None, "added_at": None, "writer_id": 2, "isbn": "isbn-4",
-     "published": True},
-    {"id": 5, "title": "Free pamphlet", "summary": None, "genre": "essay", "price": Decimal("0.00"),
-     "pages": 12, "released_on": None, "added_at": None, "writer_id": None, "isbn": "isbn-5",
-     "published": True},
+    {
+        "id": 1,
+        "title": "War and Peace",
+        "summary": "Napoleon invades",
+        "genre": "novel",
+        "price": Decimal("12.50"),
+        "pages": 1225,
+        "released_on": date(1869, 1, 1),
+        "added_at": datetime(2026, 2, 1, 9, 30),
+        "writer_id": 1,
+        "isbn": "isbn-1",
+        "published": True,
+    },
+    {
+        "id": 2,
+        "title": "Anna Karenina",
+        "summary": "A train",
+        "genre": "novel",
+        "price": Decimal("9.99"),
+        "pages": 864,
+        "released_on": date(1878, 1, 1),
+        "added_at": datetime(2026, 2, 2, 9, 30),
+        "writer_id": 1,
+        "isbn": "isbn-2",
+        "published": True,
+    },
+    {
+        "id": 3,
+        "title": "Draft",
+        "summary": None,
+        "genre": "novel",
+        "price": Decimal("1.00"),
+        "pages": 10,
+        "released_on": None,
+        "added_at": None,
+        "writer_id": 1,
+        "isbn": "isbn-3",
+        "published": False,
+    },
+    {
+        "id": 4,
+        "title": "Short stories",
+        "summary": "Several",
+        "genre": "stories",
+        "price": Decimal("5.00"),
+        "pages": 200,
+        "released_on": None,
+        "added_at": None,
+        "writer_id": 2,
+        "isbn": "isbn-4",
+        "published": True,
+    },
+    {
+        "id": 5,
+        "title": "Free pamphlet",
+        "summary": None,
+        "genre": "essay",
+        "price": Decimal("0.00"),
+        "pages": 12,
+        "released_on": None,
+        "added_at": None,
+        "writer_id": None,
+        "isbn": "isbn-5",
+        "published": True,
+    },
 ]
 REVIEWS = [
     {"id": 1, "book_id": 1, "stars": 5, "text": "Great", "published": True},
@@ -146,8 +197,10 @@ async def create_site_tables(database: Database, site_folder: SiteFolder) -> Non
             await database.execute(table.insert().values(**row))
     if database.url.dialect == "postgresql":  # explicit ids leave the sequences behind
         for table in (models.writers, models.books, models.reviews):
-            await database.execute(f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
-                                   f"(SELECT MAX(id) FROM {table.name}))")
+            await database.execute(
+                f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                f"(SELECT MAX(id) FROM {table.name}))"
+            )
 
 
 @pytest.fixture

@@ -65,16 +65,40 @@ async def test_load_file_returns_the_registry_for_chaining(site_folder):
 
 async def test_declared_objects_appear_in_objects_with_their_whitelists(site):
     response = await site.client.get(OBJECTS, headers=site.headers)
-    assert response.json() == {"data": [
-        {"name": "books", "operations": ["list", "show", "create", "update"],
-         "fields": ["id", "title", "summary", "genre", "price", "pages", "released_on", "added_at",
-                    "writer_id"],
-         "filterable": ["genre", "price", "pages"], "sortable": ["title", "pages"],
-         "searchable": ["title", "summary"], "with": ["writer", "reviews"],
-         "links": {"self": f"{SITE}/objects/books"}},
-        {"name": "writers", "operations": ["list", "show"], "fields": ["id", "name"], "filterable": [],
-         "sortable": [], "searchable": [], "with": [], "links": {"self": f"{SITE}/objects/writers"}},
-    ]}
+    assert response.json() == {
+        "data": [
+            {
+                "name": "books",
+                "operations": ["list", "show", "create", "update"],
+                "fields": [
+                    "id",
+                    "title",
+                    "summary",
+                    "genre",
+                    "price",
+                    "pages",
+                    "released_on",
+                    "added_at",
+                    "writer_id",
+                ],
+                "filterable": ["genre", "price", "pages"],
+                "sortable": ["title", "pages"],
+                "searchable": ["title", "summary"],
+                "with": ["writer", "reviews"],
+                "links": {"self": f"{SITE}/objects/books"},
+            },
+            {
+                "name": "writers",
+                "operations": ["list", "show"],
+                "fields": ["id", "name"],
+                "filterable": [],
+                "sortable": [],
+                "searchable": [],
+                "with": [],
+                "links": {"self": f"{SITE}/objects/writers"},
+            },
+        ]
+    }
 
 
 async def test_the_list_follows_default_sort_per_page_query_and_published(site):
@@ -82,14 +106,18 @@ async def test_the_list_follows_default_sort_per_page_query_and_published(site):
     # 3 is unpublished and 5 is free, which the file's `query` leaves out.
     assert ids(response) == [1, 2]
     assert response.json()["meta"] == {"total": 3, "count": 2, "limit": 2, "offset": 0, "has_more": True}
-    assert ids(await get(site, "/books?limit=10")) == [1, 2, 4]   # max_per_page 3
+    assert ids(await get(site, "/books?limit=10")) == [1, 2, 4]  # max_per_page 3
 
 
 async def test_the_whitelists_of_the_file_are_obeyed(site):
     response = await get(site, "/books?filter[isbn]=isbn-1&sort=-price&fields=isbn&with=writer.books&limit=3")
     assert ids(response) == [1, 2, 4]
-    assert response.json()["meta"]["ignored"] == ["filter[isbn]", "sort=-price", "fields=isbn",
-                                                  "with=writer.books"]
+    assert response.json()["meta"]["ignored"] == [
+        "filter[isbn]",
+        "sort=-price",
+        "fields=isbn",
+        "with=writer.books",
+    ]
     assert all("isbn" not in record for record in response.json()["data"])
     assert ids(await get(site, "/books?filter[genre]=novel&sort=title")) == [2, 1]
     assert ids(await get(site, "/books?search=TRAIN")) == [2]
@@ -99,17 +127,26 @@ async def test_the_whitelists_of_the_file_are_obeyed(site):
 async def test_relations_of_the_file_load_with_their_declared_columns(site):
     response = await get(site, "/books?with=writer,reviews&fields=title&limit=3")
     assert response.json()["data"] == [
-        {"id": 1, "title": "War and Peace", "writer": {"id": 1, "name": "Лев Толстой"},
-         "reviews": [{"id": 1, "stars": 5, "text": "Great"}]},
-        {"id": 2, "title": "Anna Karenina", "writer": {"id": 1, "name": "Лев Толстой"},
-         "reviews": [{"id": 3, "stars": 4, "text": "Good"}]},
+        {
+            "id": 1,
+            "title": "War and Peace",
+            "writer": {"id": 1, "name": "Лев Толстой"},
+            "reviews": [{"id": 1, "stars": 5, "text": "Great"}],
+        },
+        {
+            "id": 2,
+            "title": "Anna Karenina",
+            "writer": {"id": 1, "name": "Лев Толстой"},
+            "reviews": [{"id": 3, "stars": 4, "text": "Good"}],
+        },
         {"id": 4, "title": "Short stories", "writer": None, "reviews": []},
     ]
 
 
 async def test_show_serves_only_rows_the_list_serves(site):
     assert (await get(site, "/books/1?fields=price,added_at")).json() == {
-        "data": {"id": 1, "price": "12.50", "added_at": "2026-02-01T09:30:00+00:00"}}
+        "data": {"id": 1, "price": "12.50", "added_at": "2026-02-01T09:30:00+00:00"}
+    }
     assert (await get(site, "/books/3")).status_code == 404
     assert (await get(site, "/books/5")).status_code == 404
 
@@ -125,8 +162,9 @@ async def test_the_scopes_map_names_the_scopes_tokens_need(site):
 
 async def test_operations_writable_and_rules_govern_writes(site):
     writer = site.auth(await site.token("catalog.read,catalog.write", name="catalog-writer"))
-    created = await site.client.post(f"{OBJECTS}/books", headers=writer,
-                                     json={"title": "Resurrection", "price": "7.00", "pages": 400})
+    created = await site.client.post(
+        f"{OBJECTS}/books", headers=writer, json={"title": "Resurrection", "price": "7.00", "pages": 400}
+    )
     assert created.status_code == 201, created.text
     assert created.json()["data"]["title"] == "Resurrection"
     refused = await site.client.post(f"{OBJECTS}/books", headers=writer, json={"pages": 0, "isbn": "x"})
@@ -152,7 +190,7 @@ async def test_every_list_answer_of_a_declared_object_is_private_no_cache(site):
 
 # -- `table`: an existing table, reflected ------------------------------------------------------------
 
-TABLE_FILE = '''
+TABLE_FILE = """
 API = {
     "shelf": {
         "table": "site_books",
@@ -164,7 +202,7 @@ API = {
         "default_sort": "-pages",
     },
 }
-'''
+"""
 
 
 @pytest.fixture
@@ -179,10 +217,20 @@ async def shelf(site_database, site_folder, host_factory):
 async def test_a_reflected_table_is_served_with_its_published_rows_only(shelf):
     response = await get(shelf, "/shelf?fields=title,price,released_on,added_at")
     assert response.json()["data"] == [
-        {"id": 1, "title": "War and Peace", "price": "12.50", "released_on": "1869-01-01",
-         "added_at": "2026-02-01T09:30:00+00:00"},
-        {"id": 2, "title": "Anna Karenina", "price": "9.99", "released_on": "1878-01-01",
-         "added_at": "2026-02-02T09:30:00+00:00"},
+        {
+            "id": 1,
+            "title": "War and Peace",
+            "price": "12.50",
+            "released_on": "1869-01-01",
+            "added_at": "2026-02-01T09:30:00+00:00",
+        },
+        {
+            "id": 2,
+            "title": "Anna Karenina",
+            "price": "9.99",
+            "released_on": "1878-01-01",
+            "added_at": "2026-02-02T09:30:00+00:00",
+        },
         {"id": 4, "title": "Short stories", "price": "5.00", "released_on": None, "added_at": None},
         {"id": 5, "title": "Free pamphlet", "price": "0.00", "released_on": None, "added_at": None},
     ]

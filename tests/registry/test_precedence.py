@@ -17,11 +17,11 @@ from pb_headless.constructor import (
 
 OBJECTS = "/api/pb/v1/objects"
 ITEMS = ConstructorTable("shop_items", "Товары", (ConstructorField("label", "string", required=True),))
-FILE = '''
+FILE = """
 from core.App.models import books
 
 API = {"books": {"model": books, "fields": ["title", "pages"]}}
-'''
+"""
 
 
 @pytest.fixture
@@ -56,16 +56,18 @@ async def test_the_constructor_alone_serves_its_table(site_database, constructor
     assert await fields_of(await host_for(site_database, host_factory, registry)) == ["id", "label"]
 
 
-async def test_a_registration_in_code_overrides_the_constructor(site_database, site_folder, constructor,
-                                                                 host_factory):
+async def test_a_registration_in_code_overrides_the_constructor(
+    site_database, site_folder, constructor, host_factory
+):
     registry = ApiRegistry()
     registry.add_source(constructor)
     registry.register("books", {"model": site_folder.models().books, "fields": ["title"]})
     assert await fields_of(await host_for(site_database, host_factory, registry)) == ["id", "title"]
 
 
-async def test_the_declaration_file_overrides_code_and_constructor(site_database, site_folder, constructor,
-                                                                   host_factory):
+async def test_the_declaration_file_overrides_code_and_constructor(
+    site_database, site_folder, constructor, host_factory
+):
     registry = ApiRegistry()
     registry.add_source(constructor)
     registry.load_file(site_folder.write_api(FILE))
@@ -73,15 +75,17 @@ async def test_the_declaration_file_overrides_code_and_constructor(site_database
     assert await fields_of(await host_for(site_database, host_factory, registry)) == ["id", "title", "pages"]
 
 
-async def test_the_declaration_file_overrides_the_constructor(site_database, site_folder, constructor,
-                                                               host_factory):
+async def test_the_declaration_file_overrides_the_constructor(
+    site_database, site_folder, constructor, host_factory
+):
     registry = ApiRegistry().load_file(site_folder.write_api(FILE))
     registry.add_source(constructor)
     assert await fields_of(await host_for(site_database, host_factory, registry)) == ["id", "title", "pages"]
 
 
 async def test_withdrawing_a_code_registration_brings_the_constructor_table_back(
-        site_database, site_folder, constructor, host_factory):
+    site_database, site_folder, constructor, host_factory
+):
     registry = ApiRegistry()
     registry.add_source(constructor)
     registry.register("books", {"model": site_folder.models().books, "fields": ["title"]})
@@ -92,7 +96,8 @@ async def test_withdrawing_a_code_registration_brings_the_constructor_table_back
 
 
 async def test_a_registration_made_while_serving_is_served_from_the_next_request(
-        site_database, site_folder, host_factory):
+    site_database, site_folder, host_factory
+):
     registry = ApiRegistry()
     registry.register("books", {"model": site_folder.models().books, "fields": ["title"]})
     host = await host_for(site_database, host_factory, registry)
@@ -103,8 +108,10 @@ async def test_a_registration_made_while_serving_is_served_from_the_next_request
 
 # -- OnServiceApiRegister ---------------------------------------------------------------------------
 
-async def test_a_handler_of_the_registration_event_publishes_objects(site_database, site_folder,
-                                                                      host_factory):
+
+async def test_a_handler_of_the_registration_event_publishes_objects(
+    site_database, site_folder, host_factory
+):
     registry = ApiRegistry()
     received = []
 
@@ -131,7 +138,8 @@ async def test_an_async_handler_publishes_objects_too(site_database, site_folder
 
 
 async def test_the_registration_event_fires_once_per_build_not_once_per_request(
-        site_database, site_folder, host_factory):
+    site_database, site_folder, host_factory
+):
     registry = ApiRegistry()
     calls = []
 
@@ -146,18 +154,23 @@ async def test_the_registration_event_fires_once_per_build_not_once_per_request(
     assert len(calls) == 1
 
 
-async def test_the_declaration_file_overrides_what_a_handler_registers(site_database, site_folder,
-                                                                        host_factory):
+async def test_the_declaration_file_overrides_what_a_handler_registers(
+    site_database, site_folder, host_factory
+):
     books = site_folder.models().books
     registry = ApiRegistry().load_file(site_folder.write_api(FILE))
-    registry.events.on(OnServiceApiRegister,
-                       lambda given: given.register("books", {"model": books, "fields": ["genre"]}))
+    registry.events.on(
+        OnServiceApiRegister, lambda given: given.register("books", {"model": books, "fields": ["genre"]})
+    )
     assert await fields_of(await host_for(site_database, host_factory, registry)) == ["id", "title", "pages"]
 
 
-async def test_a_satellite_component_registers_its_objects_through_setup(site_database, site_folder,
-                                                                          host_factory):
-    site_folder.write("shop_reviews.py", '''
+async def test_a_satellite_component_registers_its_objects_through_setup(
+    site_database, site_folder, host_factory
+):
+    site_folder.write(
+        "shop_reviews.py",
+        '''
         """A satellite component: its setup(events) subscribes to the registration event."""
 
         from pb_headless import OnServiceApiRegister
@@ -171,10 +184,13 @@ async def test_a_satellite_component_registers_its_objects_through_setup(site_da
 
         def setup(events):
             events.on(OnServiceApiRegister, register_objects)
-    ''')
+    ''',
+    )
     registry = ApiRegistry()
     assert "shop_reviews" in registry.load_components(["shop_reviews"])
     host = await host_for(site_database, host_factory, registry)
     response = await host.client.get(f"{OBJECTS}/reviews?filter[stars][gte]=4", headers=host.headers)
-    assert response.json()["data"] == [{"id": 1, "book_id": 1, "stars": 5},
-                                       {"id": 3, "book_id": 2, "stars": 4}]
+    assert response.json()["data"] == [
+        {"id": 1, "book_id": 1, "stars": 5},
+        {"id": 3, "book_id": 2, "stars": 4},
+    ]

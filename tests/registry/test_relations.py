@@ -49,25 +49,43 @@ class Remark(Base):
 
 
 chapters = sa.Table(
-    "chapters", Base.metadata,
+    "chapters",
+    Base.metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("rel_book_id", sa.Integer, sa.ForeignKey("rel_books.id"), nullable=False),
     sa.Column("heading", sa.String(100), nullable=False),
 )
 
 ROWS = [
-    (Writer, [{"id": 1, "name": "Чехов", "email": "anton@example.com", "published": True},
-              {"id": 2, "name": "Hidden", "email": None, "published": False}]),
-    (Book, [{"id": 1, "title": "The Seagull", "penned_by": 1, "published": True},
+    (
+        Writer,
+        [
+            {"id": 1, "name": "Чехов", "email": "anton@example.com", "published": True},
+            {"id": 2, "name": "Hidden", "email": None, "published": False},
+        ],
+    ),
+    (
+        Book,
+        [
+            {"id": 1, "title": "The Seagull", "penned_by": 1, "published": True},
             {"id": 2, "title": "By a hidden writer", "penned_by": 2, "published": True},
             {"id": 3, "title": "Anonymous", "penned_by": None, "published": True},
-            {"id": 4, "title": "Unpublished", "penned_by": 1, "published": False}]),
-    (Remark, [{"id": 1, "about": 1, "text": "moving", "published": True},
-              {"id": 2, "about": 1, "text": "spam", "published": False},
-              {"id": 3, "about": 1, "text": "long", "published": True},
-              {"id": 4, "about": 2, "text": "odd", "published": True}]),
-    (chapters, [{"id": 1, "rel_book_id": 1, "heading": "Act I"},
-                {"id": 2, "rel_book_id": 1, "heading": "Act II"}]),
+            {"id": 4, "title": "Unpublished", "penned_by": 1, "published": False},
+        ],
+    ),
+    (
+        Remark,
+        [
+            {"id": 1, "about": 1, "text": "moving", "published": True},
+            {"id": 2, "about": 1, "text": "spam", "published": False},
+            {"id": 3, "about": 1, "text": "long", "published": True},
+            {"id": 4, "about": 2, "text": "odd", "published": True},
+        ],
+    ),
+    (
+        chapters,
+        [{"id": 1, "rel_book_id": 1, "heading": "Act I"}, {"id": 2, "rel_book_id": 1, "heading": "Act II"}],
+    ),
 ]
 
 
@@ -101,37 +119,54 @@ async def records(host, query: str) -> list[dict]:
 
 
 async def test_relationships_of_a_declarative_class_load_by_their_own_names(library, host_factory):
-    host = await serve(library, host_factory, {
-        "books": {"model": Book, "fields": ["title"], "with": ["author:id,name", "notes:text"]}})
+    host = await serve(
+        library,
+        host_factory,
+        {"books": {"model": Book, "fields": ["title"], "with": ["author:id,name", "notes:text"]}},
+    )
     assert await records(host, "with=author,notes") == [
-        {"id": 1, "title": "The Seagull", "author": {"id": 1, "name": "Чехов"},
-         "notes": [{"id": 1, "text": "moving"}, {"id": 3, "text": "long"}]},
+        {
+            "id": 1,
+            "title": "The Seagull",
+            "author": {"id": 1, "name": "Чехов"},
+            "notes": [{"id": 1, "text": "moving"}, {"id": 3, "text": "long"}],
+        },
         {"id": 2, "title": "By a hidden writer", "author": None, "notes": [{"id": 4, "text": "odd"}]},
         {"id": 3, "title": "Anonymous", "author": None, "notes": []},
     ]
 
 
 async def test_a_relation_without_a_column_list_shows_the_fields_of_the_object_publishing_it(
-        library, host_factory):
-    host = await serve(library, host_factory, {
-        "books": {"model": Book, "fields": ["title"], "with": ["author"]},
-        "writers": {"model": Writer, "fields": ["name"]},
-    })
+    library, host_factory
+):
+    host = await serve(
+        library,
+        host_factory,
+        {
+            "books": {"model": Book, "fields": ["title"], "with": ["author"]},
+            "writers": {"model": Writer, "fields": ["name"]},
+        },
+    )
     # The writers object publishes `name` only: `email` stays out of the books too.
     assert await records(host, "with=author&fields=id&limit=1") == [
-        {"id": 1, "author": {"id": 1, "name": "Чехов"}}]
+        {"id": 1, "author": {"id": 1, "name": "Чехов"}}
+    ]
 
 
 async def test_the_relation_key_is_read_even_when_it_is_not_published(library, host_factory):
-    host = await serve(library, host_factory, {
-        "books": {"model": Book, "fields": ["title"], "with": ["author:name"]}})
+    host = await serve(
+        library, host_factory, {"books": {"model": Book, "fields": ["title"], "with": ["author:name"]}}
+    )
     first = (await records(host, "with=author&limit=1"))[0]
     assert first == {"id": 1, "title": "The Seagull", "author": {"id": 1, "name": "Чехов"}}
 
 
 async def test_a_to_many_relation_found_by_a_foreign_key_to_a_table_of_its_name(library, host_factory):
-    host = await serve(library, host_factory, {"books": {"model": Book.__table__, "fields": ["title"],
-                                                         "with": ["chapters:heading"]}})
+    host = await serve(
+        library,
+        host_factory,
+        {"books": {"model": Book.__table__, "fields": ["title"], "with": ["chapters:heading"]}},
+    )
     assert await records(host, "with=chapters&fields=id") == [
         {"id": 1, "chapters": [{"id": 1, "heading": "Act I"}, {"id": 2, "heading": "Act II"}]},
         {"id": 2, "chapters": []},
@@ -140,16 +175,26 @@ async def test_a_to_many_relation_found_by_a_foreign_key_to_a_table_of_its_name(
 
 
 async def test_show_loads_relations_of_a_declarative_class_too(library, host_factory):
-    host = await serve(library, host_factory, {
-        "books": {"model": Book, "fields": ["title"], "with": ["author:id,name", "notes:text"]}})
+    host = await serve(
+        library,
+        host_factory,
+        {"books": {"model": Book, "fields": ["title"], "with": ["author:id,name", "notes:text"]}},
+    )
     response = await host.client.get(f"{OBJECTS}/books/1?with=notes,author&fields=id", headers=host.headers)
-    assert response.json() == {"data": {
-        "id": 1, "notes": [{"id": 1, "text": "moving"}, {"id": 3, "text": "long"}],
-        "author": {"id": 1, "name": "Чехов"}}}
+    assert response.json() == {
+        "data": {
+            "id": 1,
+            "notes": [{"id": 1, "text": "moving"}, {"id": 3, "text": "long"}],
+            "author": {"id": 1, "name": "Чехов"},
+        }
+    }
 
 
 async def test_relations_are_listed_by_objects(library, host_factory):
-    host = await serve(library, host_factory, {
-        "books": {"model": Book, "fields": ["title"], "with": ["author:id,name", "notes:text"]}})
+    host = await serve(
+        library,
+        host_factory,
+        {"books": {"model": Book, "fields": ["title"], "with": ["author:id,name", "notes:text"]}},
+    )
     response = await host.client.get(OBJECTS, headers=host.headers)
     assert response.json()["data"][0]["with"] == ["author", "notes"]

@@ -42,4 +42,5 @@ async def ready(request: Request) -> PlainTextResponse:
 
 
 app = CORSMiddleware(
-    Starlette(routes=[Route("/ready", ready), Mount("/api/pb/v1", app=api)], lifespan=lifespan), api=api)
+    Starlette(routes=[Route("/ready", ready), Mount("/api/pb/v1", app=api)], lifespan=lifespan), api=api
+)

@@ -27,7 +27,9 @@ def uvicorn_servers(count: int, environment: dict[str, str], logs: Path) -> Iter
         for number in range(count):  # all start at once, then each is waited for
             port, log = free_port(), logs / f"uvicorn-{number}.log"
             command = uvicorn_command("tests.servers.app:app", port)
-            started.append((stack.enter_context(running(command, environment, log)), log, f"http://127.0.0.1:{port}"))
+            started.append(
+                (stack.enter_context(running(command, environment, log)), log, f"http://127.0.0.1:{port}")
+            )
         for process, log, url in started:
             wait_until(process, log, lambda url=url: answers(url + "/ready"))
         yield [url for _, _, url in started]
@@ -39,8 +41,19 @@ def redis_server(port: int, logs: Path) -> Iterator[subprocess.Popen[bytes]]:
     binary = shutil.which("redis-server")
     if binary is None:
         unavailable("redis-server", "the binary is not on PATH")
-    command = [str(binary), "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no",
-               "--dir", str(logs)]
+    command = [
+        str(binary),
+        "--port",
+        str(port),
+        "--bind",
+        "127.0.0.1",
+        "--save",
+        "",
+        "--appendonly",
+        "no",
+        "--dir",
+        str(logs),
+    ]
     with running(command, {}, logs / f"redis-{port}.log") as process:
         wait_until(process, logs / f"redis-{port}.log", lambda: _accepts(port))
         yield process

@@ -25,8 +25,11 @@ SERVERS = {
 SESSION_DATABASE = f"pbt_{os.getpid()}_{uuid.uuid4().hex[:6]}"
 URLS = {kind: url.rsplit("/", 1)[0] + "/" + SESSION_DATABASE for kind, url in SERVERS.items()}
 _created: set[str] = set()
-ASYNC_URLS = {"postgresql": ("postgresql://", "postgresql+asyncpg://"), "mariadb": ("mysql://", "mysql+aiomysql://"),
-              "sqlite": ("sqlite://", "sqlite+aiosqlite://")}
+ASYNC_URLS = {
+    "postgresql": ("postgresql://", "postgresql+asyncpg://"),
+    "mariadb": ("mysql://", "mysql+aiomysql://"),
+    "sqlite": ("sqlite://", "sqlite+aiosqlite://"),
+}
 
 
 def url_for(kind: str, folder: Path) -> str:
@@ -43,10 +46,12 @@ async def drop_everything(url: str, kind: str) -> None:
     engine = create_async_engine(async_engine_url(url, kind), poolclass=NullPool)
     try:
         async with engine.begin() as connection:
+
             def drop(sync_connection) -> None:
                 metadata = sa.MetaData()
                 metadata.reflect(sync_connection)
                 metadata.drop_all(sync_connection)
+
             await connection.run_sync(drop)
     finally:
         await engine.dispose()
@@ -82,8 +87,9 @@ async def open_database(kind: str, folder: Path, *, installed: bool = True) -> A
 async def _ensure_session_database(kind: str) -> None:
     if kind in _created:
         return
-    engine = create_async_engine(async_engine_url(SERVERS[kind], kind), poolclass=NullPool,
-                                 isolation_level="AUTOCOMMIT")
+    engine = create_async_engine(
+        async_engine_url(SERVERS[kind], kind), poolclass=NullPool, isolation_level="AUTOCOMMIT"
+    )
     try:
         async with engine.connect() as connection:
             extra = " CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci" if kind == "mariadb" else ""
@@ -95,8 +101,9 @@ async def _ensure_session_database(kind: str) -> None:
 
 async def drop_session_databases() -> None:
     for kind in list(_created):
-        engine = create_async_engine(async_engine_url(SERVERS[kind], kind), poolclass=NullPool,
-                                     isolation_level="AUTOCOMMIT")
+        engine = create_async_engine(
+            async_engine_url(SERVERS[kind], kind), poolclass=NullPool, isolation_level="AUTOCOMMIT"
+        )
         try:
             async with engine.connect() as connection:
                 await connection.execute(sa.text(f"DROP DATABASE IF EXISTS {SESSION_DATABASE}"))

@@ -15,7 +15,8 @@ from pb_headless.db import dialect_of
 metadata = sa.MetaData()
 
 authors = sa.Table(
-    "demo_authors", metadata,
+    "demo_authors",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("name", sa.String(100), nullable=False),
     sa.Column("email", sa.String(200), nullable=True),
@@ -23,7 +24,8 @@ authors = sa.Table(
 )
 
 articles = sa.Table(
-    "demo_articles", metadata,
+    "demo_articles",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("title", sa.String(200), nullable=False),
     sa.Column("body", sa.Text, nullable=True),
@@ -42,7 +44,8 @@ articles = sa.Table(
 )
 
 comments = sa.Table(
-    "demo_comments", metadata,
+    "demo_comments",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("article_id", sa.Integer, sa.ForeignKey("demo_articles.id"), nullable=False),
     sa.Column("body", sa.Text, nullable=False),
@@ -58,10 +61,19 @@ AUTHORS = [
 
 def _article(id_: int, title: str, **values: object) -> dict[str, object]:
     row: dict[str, object] = {
-        "id": id_, "title": title, "body": f"Body of {title}", "category": "news", "price": Decimal("10.00"),
-        "rating": 4.5, "views": id_ * 10, "featured": id_ % 2 == 0, "published_on": date(2026, 1, id_),
-        "created_at": datetime(2026, 1, id_, 12, 0, tzinfo=UTC).replace(tzinfo=None), "author_id": 1,
-        "secret": f"secret-{id_}", "published": True,
+        "id": id_,
+        "title": title,
+        "body": f"Body of {title}",
+        "category": "news",
+        "price": Decimal("10.00"),
+        "rating": 4.5,
+        "views": id_ * 10,
+        "featured": id_ % 2 == 0,
+        "published_on": date(2026, 1, id_),
+        "created_at": datetime(2026, 1, id_, 12, 0, tzinfo=UTC).replace(tzinfo=None),
+        "author_id": 1,
+        "secret": f"secret-{id_}",
+        "published": True,
     }
     row.update(values)
     return row
@@ -87,18 +99,49 @@ COMMENTS = [
 DECLARATIONS = {
     "articles": {
         "model": articles,
-        "fields": ["title", "body", "category", "price", "rating", "views", "featured", "published_on",
-                   "created_at", "author_id"],
-        "filterable": ["id", "title", "category", "price", "rating", "views", "featured", "published_on",
-                       "created_at", "author_id"],
+        "fields": [
+            "title",
+            "body",
+            "category",
+            "price",
+            "rating",
+            "views",
+            "featured",
+            "published_on",
+            "created_at",
+            "author_id",
+        ],
+        "filterable": [
+            "id",
+            "title",
+            "category",
+            "price",
+            "rating",
+            "views",
+            "featured",
+            "published_on",
+            "created_at",
+            "author_id",
+        ],
         "searchable": ["title", "body"],
         "sortable": ["id", "title", "price", "views", "published_on", "created_at"],
         "with": ["author:id,name", "comments:id,body"],
         "per_page": 5,
         "max_per_page": 6,
         "operations": ["list", "show", "create", "update", "delete"],
-        "writable": ["title", "body", "category", "price", "rating", "views", "featured", "published_on",
-                     "created_at", "author_id", "published"],
+        "writable": [
+            "title",
+            "body",
+            "category",
+            "price",
+            "rating",
+            "views",
+            "featured",
+            "published_on",
+            "created_at",
+            "author_id",
+            "published",
+        ],
         "rules": {"title": "required|string|max:200", "category": "nullable|in:news,company,sales"},
     },
     "authors": {
@@ -128,4 +171,6 @@ async def create_demo(database: Database) -> None:
     if database.url.dialect == "postgresql":  # explicit ids leave the sequences behind
         for table in (authors, articles, comments):
             await database.execute(
-                f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), (SELECT MAX(id) FROM {table.name}))")
+                f"SELECT setval(pg_get_serial_sequence('{table.name}', 'id'), "
+                f"(SELECT MAX(id) FROM {table.name}))"
+            )

@@ -17,8 +17,12 @@ from pb_headless import CORSMiddleware, HeadlessAPI
 from tests.support.demo import demo_registry
 
 database = Database(os.environ["PB_DATABASE_URL"])
-api = HeadlessAPI(database, demo_registry(), redis_url=os.environ.get("PB_REDIS_URL") or None,
-                  rate_limit=int(os.environ.get("PB_RATE_LIMIT", "120")))
+api = HeadlessAPI(
+    database,
+    demo_registry(),
+    redis_url=os.environ.get("PB_REDIS_URL") or None,
+    rate_limit=int(os.environ.get("PB_RATE_LIMIT", "120")),
+)
 
 
 @contextlib.asynccontextmanager

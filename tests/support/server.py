@@ -29,8 +29,20 @@ def free_port() -> int:
 
 
 def uvicorn_command(app: str, port: int, *, factory: bool = False) -> list[str]:
-    return [sys.executable, "-m", "uvicorn", app, *(["--factory"] if factory else []), "--host", "127.0.0.1",
-            "--port", str(port), "--log-level", "warning", "--no-access-log"]
+    return [
+        sys.executable,
+        "-m",
+        "uvicorn",
+        app,
+        *(["--factory"] if factory else []),
+        "--host",
+        "127.0.0.1",
+        "--port",
+        str(port),
+        "--log-level",
+        "warning",
+        "--no-access-log",
+    ]
 
 
 @contextlib.contextmanager
@@ -38,8 +50,9 @@ def running(command: list[str], env: dict[str, str], log: Path) -> Iterator[subp
     """Run `command` from the repository with its output in `log`; stopped when the block ends."""
     environment = {**os.environ, **env, "PYTHONPATH": str(REPOSITORY)}
     with log.open("ab") as output:
-        process = subprocess.Popen(command, cwd=REPOSITORY, env=environment, stdout=output,
-                                   stderr=subprocess.STDOUT)
+        process = subprocess.Popen(
+            command, cwd=REPOSITORY, env=environment, stdout=output, stderr=subprocess.STDOUT
+        )
     try:
         yield process
     finally:
@@ -51,8 +64,9 @@ def running(command: list[str], env: dict[str, str], log: Path) -> Iterator[subp
             process.wait(timeout=10)
 
 
-def wait_until(process: subprocess.Popen[bytes], log: Path, ready: Callable[[], bool],
-               timeout: float = START_TIMEOUT) -> None:
+def wait_until(
+    process: subprocess.Popen[bytes], log: Path, ready: Callable[[], bool], timeout: float = START_TIMEOUT
+) -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         if process.poll() is not None:

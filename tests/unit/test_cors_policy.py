@@ -37,22 +37,38 @@ def test_origins_compare_without_regard_to_case():
     assert policy(origins="https://App.Example.com").is_allowed_origin("https://app.example.COM")
 
 
-@pytest.mark.parametrize("origin", ["https://a.example.com", "https://a.b.c.example.com", "https://x-1.example.com"])
+@pytest.mark.parametrize(
+    "origin", ["https://a.example.com", "https://a.b.c.example.com", "https://x-1.example.com"]
+)
 def test_a_subdomain_pattern_matches_any_depth(origin):
     assert policy(origins="https://*.example.com").is_allowed_origin(origin)
 
 
-@pytest.mark.parametrize("origin", [
-    "https://example.com", "https://evil-example.com", "https://evilexample.com",
-    "https://a.example.com.evil.net", "http://a.example.com", "https://a.example.com:8443",
-    "https://.example.com", "https://a..example.com", "https://a.example.comx", "https://a_b.example.com",
-    "null", "", "https://" + "a." * 200 + "example.com",
-])
+@pytest.mark.parametrize(
+    "origin",
+    [
+        "https://example.com",
+        "https://evil-example.com",
+        "https://evilexample.com",
+        "https://a.example.com.evil.net",
+        "http://a.example.com",
+        "https://a.example.com:8443",
+        "https://.example.com",
+        "https://a..example.com",
+        "https://a.example.comx",
+        "https://a_b.example.com",
+        "null",
+        "",
+        "https://" + "a." * 200 + "example.com",
+    ],
+)
 def test_a_subdomain_pattern_rejects_look_alikes(origin):
     assert not policy(origins="https://*.example.com").is_allowed_origin(origin)
 
 
-@pytest.mark.parametrize("pattern", ["https://*", "https://*.", "*.example.com", "https://a.*.com", "https://*example.com"])
+@pytest.mark.parametrize(
+    "pattern", ["https://*", "https://*.", "*.example.com", "https://a.*.com", "https://*example.com"]
+)
 def test_malformed_patterns_allow_nothing(pattern):
     cors = policy(origins=pattern)
     assert not cors.is_allowed_origin("https://a.example.com")
@@ -63,7 +79,9 @@ def test_star_allows_every_origin_and_answers_star():
     cors = policy(origins="*")
     assert cors.is_allowed_origin("https://anything.test")
     assert dict(cors.answer_headers("https://anything.test")) == {
-        "Access-Control-Allow-Origin": "*", "Access-Control-Expose-Headers": EXPOSED_HEADERS}
+        "Access-Control-Allow-Origin": "*",
+        "Access-Control-Expose-Headers": EXPOSED_HEADERS,
+    }
 
 
 def test_star_with_credentials_answers_star_without_allowing_credentials_and_warns():
@@ -96,15 +114,25 @@ def test_credentials_are_off_unless_the_setting_reads_as_on(value):
 
 def test_an_exact_origin_is_echoed_as_the_browser_sent_it():
     cors = policy(origins="https://app.example.com")
-    assert dict(cors.answer_headers("https://APP.example.com"))["Access-Control-Allow-Origin"] == "https://APP.example.com"
+    assert (
+        dict(cors.answer_headers("https://APP.example.com"))["Access-Control-Allow-Origin"]
+        == "https://APP.example.com"
+    )
 
 
 def test_preflight_headers_carry_methods_headers_and_max_age_from_the_settings():
-    cors = policy(origins="https://app.example.com", methods="GET, POST", headers="Authorization, X-Custom",
-                  max_age="600")
+    cors = policy(
+        origins="https://app.example.com",
+        methods="GET, POST",
+        headers="Authorization, X-Custom",
+        max_age="600",
+    )
     assert dict(cors.preflight_headers("https://app.example.com")) == {
-        "Access-Control-Allow-Origin": "https://app.example.com", "Access-Control-Allow-Methods": "GET,POST",
-        "Access-Control-Allow-Headers": "Authorization,X-Custom", "Access-Control-Max-Age": "600"}
+        "Access-Control-Allow-Origin": "https://app.example.com",
+        "Access-Control-Allow-Methods": "GET,POST",
+        "Access-Control-Allow-Headers": "Authorization,X-Custom",
+        "Access-Control-Max-Age": "600",
+    }
 
 
 def test_a_max_age_that_is_not_a_number_falls_back_to_the_default():

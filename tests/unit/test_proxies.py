@@ -6,8 +6,10 @@ from pb_headless.proxies import TrustedProxies, parse_address, rate_key
 
 
 def scope(peer: str | None, **headers: str) -> dict:
-    return {"client": (peer, 5000) if peer else None,
-            "headers": [(name.replace("_", "-").encode(), value.encode()) for name, value in headers.items()]}
+    return {
+        "client": (peer, 5000) if peer else None,
+        "headers": [(name.replace("_", "-").encode(), value.encode()) for name, value in headers.items()],
+    }
 
 
 def test_without_trusted_proxies_the_client_is_the_socket_peer_whatever_it_forwards():
@@ -54,8 +56,10 @@ def test_a_trusted_proxy_without_forwarded_header_is_itself_the_client():
 
 def test_repeated_forwarded_headers_read_as_one_list():
     proxies = TrustedProxies("10.0.0.1")
-    request = {"client": ("10.0.0.1", 1), "headers": [(b"x-forwarded-for", b"6.6.6.6"),
-                                                      (b"x-forwarded-for", b"1.2.3.4")]}
+    request = {
+        "client": ("10.0.0.1", 1),
+        "headers": [(b"x-forwarded-for", b"6.6.6.6"), (b"x-forwarded-for", b"1.2.3.4")],
+    }
     assert proxies.client_ip(request) == "1.2.3.4"
 
 
@@ -115,16 +119,23 @@ def test_forwarded_proto_and_host_are_believed_only_from_a_trusted_peer():
 
 
 def test_the_rightmost_forwarded_value_is_the_one_the_trusted_proxy_wrote():
-    request = scope("10.0.0.1", x_forwarded_host="evil.example, site.example:8443",
-                    x_forwarded_proto="http, https")
+    request = scope(
+        "10.0.0.1", x_forwarded_host="evil.example, site.example:8443", x_forwarded_proto="http, https"
+    )
     assert TrustedProxies("10.0.0.1").forwarded(request, b"x-forwarded-host") == "site.example:8443"
     assert TrustedProxies("10.0.0.1").forwarded(request, b"x-forwarded-proto") == "https"
 
 
-@pytest.mark.parametrize("header, value", [
-    ("x_forwarded_proto", "javascript"), ("x_forwarded_host", "evil.example/path"),
-    ("x_forwarded_host", "a b"), ("x_forwarded_host", "a" * 300), ("x_forwarded_host", "x@evil.example"),
-])
+@pytest.mark.parametrize(
+    "header, value",
+    [
+        ("x_forwarded_proto", "javascript"),
+        ("x_forwarded_host", "evil.example/path"),
+        ("x_forwarded_host", "a b"),
+        ("x_forwarded_host", "a" * 300),
+        ("x_forwarded_host", "x@evil.example"),
+    ],
+)
 def test_implausible_forwarded_values_are_not_believed(header, value):
     request = scope("10.0.0.1", **{header: value})
     name = header.replace("_", "-").encode()

@@ -8,8 +8,18 @@ from pb_headless.constructor import FIELD_TYPES, ApiTab, ConstructorError, Const
 
 
 def test_the_field_types_are_the_documented_ten():
-    assert FIELD_TYPES == ("string", "text", "integer", "number", "decimal", "boolean", "date", "datetime",
-                           "email", "url")
+    assert FIELD_TYPES == (
+        "string",
+        "text",
+        "integer",
+        "number",
+        "decimal",
+        "boolean",
+        "date",
+        "datetime",
+        "email",
+        "url",
+    )
 
 
 def test_an_unknown_field_type_is_refused_with_the_known_ones_listed():
@@ -62,8 +72,9 @@ def test_a_table_name_must_be_a_portable_sql_name():
 
 def test_a_table_cannot_define_one_field_twice_in_any_case():
     with pytest.raises(ConstructorError, match="defined twice"):
-        ConstructorTable("news", "News", (ConstructorField("title", "string"),
-                                          ConstructorField("Title", "text")))
+        ConstructorTable(
+            "news", "News", (ConstructorField("title", "string"), ConstructorField("Title", "text"))
+        )
 
 
 def test_a_table_takes_its_fields_as_any_sequence_and_keeps_their_order():
@@ -80,8 +91,12 @@ def test_a_default_api_tab_is_switched_off_read_only_and_without_fields():
 
 
 def test_an_api_tab_normalises_its_lists_and_orders_operations():
-    tab = ApiTab(enabled=1, fields=["title", "body", "title"], operations=["update", "list", "show"],
-                 filterable="title, body")
+    tab = ApiTab(
+        enabled=1,
+        fields=["title", "body", "title"],
+        operations=["update", "list", "show"],
+        filterable="title, body",
+    )
     assert tab.enabled is True
     assert tab.fields == ("title", "body")
     assert tab.operations == ("list", "show", "update")

@@ -16,13 +16,17 @@ from pb_headless.constructor import (
 from pb_headless.registry.compile import compile_objects
 from pb_headless.registry.source import Source
 
-NEWS = ConstructorTable("site_news", "Новости компании", (
-    ConstructorField("title", "string", required=True, searchable=True, length=200),
-    ConstructorField("body", "text", searchable=True),
-    ConstructorField("views", "integer"),
-    ConstructorField("author_email", "email", searchable=True),
-    ConstructorField("secret", "string", searchable=True),
-))
+NEWS = ConstructorTable(
+    "site_news",
+    "Новости компании",
+    (
+        ConstructorField("title", "string", required=True, searchable=True, length=200),
+        ConstructorField("body", "text", searchable=True),
+        ConstructorField("views", "integer"),
+        ConstructorField("author_email", "email", searchable=True),
+        ConstructorField("secret", "string", searchable=True),
+    ),
+)
 
 
 def publish(**tab: object):
@@ -32,7 +36,8 @@ def publish(**tab: object):
 def compile_one(declaration):
     """The object as the registry compiles it."""
     return compile_objects({declaration.name: declaration}, {declaration.name: declaration.table}, {})[
-        declaration.name]
+        declaration.name
+    ]
 
 
 # -- Switch ------------------------------------------------------------------------------------
@@ -103,8 +108,12 @@ def test_with_a_write_operation_the_ticked_fields_are_writable_by_default():
 
 
 def test_chosen_writable_fields_may_include_published_but_never_the_key_or_an_unknown_field():
-    _, declaration = publish(enabled=True, fields=["title"], operations=["list", "show", "create"],
-                             writable=["title", "secret", "published", "id", "gone"])
+    _, declaration = publish(
+        enabled=True,
+        fields=["title"],
+        operations=["list", "show", "create"],
+        writable=["title", "secret", "published", "id", "gone"],
+    )
     assert declaration.writable == ("title", "secret", "published")
 
 
@@ -132,8 +141,9 @@ def test_filters_and_sorting_default_to_the_published_fields_and_the_key():
 
 
 def test_chosen_filter_and_sort_fields_are_kept_to_the_published_ones():
-    _, declaration = publish(enabled=True, fields=["title", "views"], filterable=["views", "secret"],
-                             sortable=[])
+    _, declaration = publish(
+        enabled=True, fields=["title", "views"], filterable=["views", "secret"], sortable=[]
+    )
     assert declaration.filterable == ("views",)
     assert declaration.sortable == ()
 
@@ -153,26 +163,30 @@ def test_a_create_without_a_required_field_fails_validation():
     assert validator.validate({"title": "Hello"}, partial=False).is_valid
 
 
-@pytest.mark.parametrize(("field", "rules"), [
-    (ConstructorField("f", "string"), "string|max:255"),
-    (ConstructorField("f", "string", length=80), "string|max:80"),
-    (ConstructorField("f", "text"), "string"),
-    (ConstructorField("f", "text", length=5000), "string|max:5000"),
-    (ConstructorField("f", "integer"), "integer"),
-    (ConstructorField("f", "number"), "numeric"),
-    (ConstructorField("f", "decimal"), "numeric"),
-    (ConstructorField("f", "boolean"), "boolean"),
-    (ConstructorField("f", "date"), "date"),
-    (ConstructorField("f", "datetime"), "date"),
-    (ConstructorField("f", "email", required=True), "required|string|email|max:255"),
-    (ConstructorField("f", "url", length=500), "string|url|max:500"),
-])
+@pytest.mark.parametrize(
+    ("field", "rules"),
+    [
+        (ConstructorField("f", "string"), "string|max:255"),
+        (ConstructorField("f", "string", length=80), "string|max:80"),
+        (ConstructorField("f", "text"), "string"),
+        (ConstructorField("f", "text", length=5000), "string|max:5000"),
+        (ConstructorField("f", "integer"), "integer"),
+        (ConstructorField("f", "number"), "numeric"),
+        (ConstructorField("f", "decimal"), "numeric"),
+        (ConstructorField("f", "boolean"), "boolean"),
+        (ConstructorField("f", "date"), "date"),
+        (ConstructorField("f", "datetime"), "date"),
+        (ConstructorField("f", "email", required=True), "required|string|email|max:255"),
+        (ConstructorField("f", "url", length=500), "string|url|max:500"),
+    ],
+)
 def test_rules_are_derived_from_the_field_definition(field, rules):
     assert rules_for(field) == rules
 
 
-@pytest.mark.parametrize("type_", ["string", "text", "integer", "number", "decimal", "boolean", "date",
-                                   "datetime", "email", "url"])
+@pytest.mark.parametrize(
+    "type_", ["string", "text", "integer", "number", "decimal", "boolean", "date", "datetime", "email", "url"]
+)
 @pytest.mark.parametrize("required", [True, False])
 def test_the_derived_rules_of_every_type_compile_against_its_column(type_, required):
     table = ConstructorTable("t", "T", (ConstructorField("f", type_, required=required),))
@@ -209,4 +223,11 @@ def test_the_declaration_names_its_constructor_table_as_its_source():
     assert declaration.source.is_constructor and str(declaration.source) == "constructor:site_news"
     assert declaration.table is not None and declaration.table.name == "site_news"
     assert [column.name for column in declaration.table.columns] == [
-        "id", "title", "body", "views", "author_email", "secret", "published"]
+        "id",
+        "title",
+        "body",
+        "views",
+        "author_email",
+        "secret",
+        "published",
+    ]

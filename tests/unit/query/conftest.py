@@ -19,7 +19,8 @@ from pb_headless.registry.spec import ObjectSpec
 metadata = sa.MetaData()
 
 authors = sa.Table(
-    "authors", metadata,
+    "authors",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("name", sa.String(100), nullable=False),
     sa.Column("email", sa.String(200)),
@@ -27,7 +28,8 @@ authors = sa.Table(
 )
 
 articles = sa.Table(
-    "articles", metadata,
+    "articles",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("title", sa.String(200), nullable=False),
     sa.Column("body", sa.Text),
@@ -44,7 +46,8 @@ articles = sa.Table(
 )
 
 comments = sa.Table(
-    "comments", metadata,
+    "comments",
+    metadata,
     sa.Column("id", sa.Integer, primary_key=True),
     sa.Column("article_id", sa.Integer, sa.ForeignKey("articles.id"), nullable=False),
     sa.Column("body", sa.Text, nullable=False),
@@ -54,8 +57,18 @@ comments = sa.Table(
 ARTICLES = {
     "model": articles,
     "fields": ["title", "body", "price", "rating", "views", "featured", "published_on", "created_at", "meta"],
-    "filterable": ["id", "title", "body", "price", "rating", "views", "featured", "published_on",
-                   "created_at", "meta"],
+    "filterable": [
+        "id",
+        "title",
+        "body",
+        "price",
+        "rating",
+        "views",
+        "featured",
+        "published_on",
+        "created_at",
+        "meta",
+    ],
     "searchable": ["title", "body"],
     "sortable": ["id", "title", "price", "views", "created_at", "meta"],
     "with": ["author", "comments:id,body"],
@@ -89,8 +102,10 @@ def compile_specs() -> Callable[[Mapping[str, Mapping[str, Any]]], dict[str, Obj
 @pytest.fixture
 def make_spec() -> Callable[..., ObjectSpec]:
     """An articles object with some declaration keys changed."""
+
     def make(**changes: Any) -> ObjectSpec:
         return build_specs({"articles": {**ARTICLES, **changes}, "authors": AUTHORS})["articles"]
+
     return make
 
 
@@ -100,21 +115,77 @@ ROWS: dict[sa.Table, list[dict[str, Any]]] = {
         {"id": 2, "name": "Hidden", "email": "h@example.org", "published": False},
     ],
     articles: [
-        {"id": 1, "title": "Новости недели", "body": "Первый выпуск", "price": Decimal("19.99"),
-         "rating": 4.5, "views": 10, "featured": True, "published_on": date(2024, 5, 1),
-         "created_at": datetime(2024, 5, 1, 12, 0), "meta": {"tags": ["a"]}, "secret": "s1", "author_id": 1},
-        {"id": 2, "title": "100% pure_fun", "body": r"C:\temp path", "price": Decimal("5.00"),
-         "rating": None, "views": 20, "featured": False, "published_on": date(2024, 5, 2),
-         "created_at": datetime(2024, 5, 2, 8, 30), "meta": None, "secret": "s2", "author_id": 2},
-        {"id": 3, "title": "Plain title", "body": "nothing special here", "price": None,
-         "rating": 3.0, "views": None, "featured": None, "published_on": None,
-         "created_at": None, "meta": None, "secret": None, "author_id": None},
-        {"id": 4, "title": "Draft", "body": "unpublished", "price": Decimal("1.00"), "rating": 1.0,
-         "views": 5, "featured": True, "published_on": None, "created_at": None, "meta": None,
-         "secret": None, "author_id": 1, "published": False},
-        {"id": 5, "title": "1000 pure fun", "body": "percent-free", "price": Decimal("7.50"), "rating": 2.0,
-         "views": 30, "featured": False, "published_on": date(2024, 6, 1),
-         "created_at": datetime(2024, 6, 1, 0, 0), "meta": None, "secret": None, "author_id": 1},
+        {
+            "id": 1,
+            "title": "Новости недели",
+            "body": "Первый выпуск",
+            "price": Decimal("19.99"),
+            "rating": 4.5,
+            "views": 10,
+            "featured": True,
+            "published_on": date(2024, 5, 1),
+            "created_at": datetime(2024, 5, 1, 12, 0),
+            "meta": {"tags": ["a"]},
+            "secret": "s1",
+            "author_id": 1,
+        },
+        {
+            "id": 2,
+            "title": "100% pure_fun",
+            "body": r"C:\temp path",
+            "price": Decimal("5.00"),
+            "rating": None,
+            "views": 20,
+            "featured": False,
+            "published_on": date(2024, 5, 2),
+            "created_at": datetime(2024, 5, 2, 8, 30),
+            "meta": None,
+            "secret": "s2",
+            "author_id": 2,
+        },
+        {
+            "id": 3,
+            "title": "Plain title",
+            "body": "nothing special here",
+            "price": None,
+            "rating": 3.0,
+            "views": None,
+            "featured": None,
+            "published_on": None,
+            "created_at": None,
+            "meta": None,
+            "secret": None,
+            "author_id": None,
+        },
+        {
+            "id": 4,
+            "title": "Draft",
+            "body": "unpublished",
+            "price": Decimal("1.00"),
+            "rating": 1.0,
+            "views": 5,
+            "featured": True,
+            "published_on": None,
+            "created_at": None,
+            "meta": None,
+            "secret": None,
+            "author_id": 1,
+            "published": False,
+        },
+        {
+            "id": 5,
+            "title": "1000 pure fun",
+            "body": "percent-free",
+            "price": Decimal("7.50"),
+            "rating": 2.0,
+            "views": 30,
+            "featured": False,
+            "published_on": date(2024, 6, 1),
+            "created_at": datetime(2024, 6, 1, 0, 0),
+            "meta": None,
+            "secret": None,
+            "author_id": 1,
+        },
     ],
     comments: [
         {"id": 1, "article_id": 1, "body": "first"},
@@ -127,8 +198,12 @@ ROWS: dict[sa.Table, list[dict[str, Any]]] = {
 
 def casefolding_sqlite(connection: sqlite3.Connection, _record: Any) -> None:
     """What `pb_headless.db.prepare` gives a `databases` SQLite connection, for a sync engine."""
-    connection.create_function(CASEFOLD_FUNCTION, 1, lambda value: value.casefold()
-                               if isinstance(value, str) else value, deterministic=True)
+    connection.create_function(
+        CASEFOLD_FUNCTION,
+        1,
+        lambda value: value.casefold() if isinstance(value, str) else value,
+        deterministic=True,
+    )
 
 
 def fill(engine: sa.Engine) -> None:
@@ -164,4 +239,5 @@ def fetch(engine: sa.Engine) -> Callable[[sa.Select[Any]], list[dict[str, Any]]]
     def run(statement: sa.Select[Any]) -> list[dict[str, Any]]:
         with engine.connect() as connection:
             return [dict(row._mapping) for row in connection.execute(statement)]
+
     return run

@@ -51,41 +51,56 @@ async def database(sqlite_url: str) -> AsyncIterator[CountingDatabase]:
         await database.disconnect()
 
 
-async def listed(database: CountingDatabase, spec: ObjectSpec,
-                 *pairs: tuple[str, str]) -> tuple[list[dict[str, Any]], int]:
+async def listed(
+    database: CountingDatabase, spec: ObjectSpec, *pairs: tuple[str, str]
+) -> tuple[list[dict[str, Any]], int]:
     plan = plan_list(spec, parse_query(pairs))
     records, total, _ = await fetch_list(database, spec, plan, "sqlite")  # type: ignore[arg-type]
     return records, total
 
 
-async def test_a_page_renders_its_records_and_the_total(database: CountingDatabase,
-                                                        article_spec: ObjectSpec) -> None:
+async def test_a_page_renders_its_records_and_the_total(
+    database: CountingDatabase, article_spec: ObjectSpec
+) -> None:
     records, total = await listed(database, article_spec, ("fields", "title,price,featured,created_at"))
     assert total == 4
     assert records == [
-        {"id": 1, "title": "Новости недели", "price": "19.99", "featured": True,
-         "created_at": "2024-05-01T12:00:00+00:00"},
-        {"id": 2, "title": "100% pure_fun", "price": "5.00", "featured": False,
-         "created_at": "2024-05-02T08:30:00+00:00"},
+        {
+            "id": 1,
+            "title": "Новости недели",
+            "price": "19.99",
+            "featured": True,
+            "created_at": "2024-05-01T12:00:00+00:00",
+        },
+        {
+            "id": 2,
+            "title": "100% pure_fun",
+            "price": "5.00",
+            "featured": False,
+            "created_at": "2024-05-02T08:30:00+00:00",
+        },
     ]
     assert database.statements == 2
 
 
-async def test_a_short_last_page_gives_the_total_without_a_count(database: CountingDatabase,
-                                                                 article_spec: ObjectSpec) -> None:
+async def test_a_short_last_page_gives_the_total_without_a_count(
+    database: CountingDatabase, article_spec: ObjectSpec
+) -> None:
     records, total = await listed(database, article_spec, ("offset", "3"), ("limit", "3"))
     assert ([record["id"] for record in records], total) == ([5], 4)
     assert database.statements == 1
 
 
-async def test_an_empty_first_page_means_nothing_matches(database: CountingDatabase,
-                                                         article_spec: ObjectSpec) -> None:
+async def test_an_empty_first_page_means_nothing_matches(
+    database: CountingDatabase, article_spec: ObjectSpec
+) -> None:
     assert await listed(database, article_spec, ("search", "absent")) == ([], 0)
     assert database.statements == 1
 
 
-async def test_a_page_past_the_end_still_counts_the_matches(database: CountingDatabase,
-                                                            article_spec: ObjectSpec) -> None:
+async def test_a_page_past_the_end_still_counts_the_matches(
+    database: CountingDatabase, article_spec: ObjectSpec
+) -> None:
     assert await listed(database, article_spec, ("offset", "10")) == ([], 4)
 
 
@@ -94,29 +109,37 @@ async def test_limit_zero_only_counts(database: CountingDatabase, article_spec: 
     assert database.statements == 1
 
 
-async def test_relations_load_in_one_query_each_for_the_whole_page(database: CountingDatabase,
-                                                                  article_spec: ObjectSpec) -> None:
-    records, _ = await listed(database, article_spec, ("fields", "title"), ("with", "author,comments"),
-                              ("limit", "3"))
+async def test_relations_load_in_one_query_each_for_the_whole_page(
+    database: CountingDatabase, article_spec: ObjectSpec
+) -> None:
+    records, _ = await listed(
+        database, article_spec, ("fields", "title"), ("with", "author,comments"), ("limit", "3")
+    )
     assert records == [
-        {"id": 1, "title": "Новости недели", "author": {"id": 1, "name": "Анна"},
-         "comments": [{"id": 1, "body": "first"}, {"id": 2, "body": "second"}]},
+        {
+            "id": 1,
+            "title": "Новости недели",
+            "author": {"id": 1, "name": "Анна"},
+            "comments": [{"id": 1, "body": "first"}, {"id": 2, "body": "second"}],
+        },
         {"id": 2, "title": "100% pure_fun", "author": None, "comments": []},  # both unpublished
-        {"id": 3, "title": "Plain title", "author": None, "comments": []},    # no author at all
+        {"id": 3, "title": "Plain title", "author": None, "comments": []},  # no author at all
     ]
     assert database.statements == 4  # page, count, author, comments
 
 
-async def test_an_invalid_plan_is_refused_before_any_query(database: CountingDatabase,
-                                                           article_spec: ObjectSpec) -> None:
+async def test_an_invalid_plan_is_refused_before_any_query(
+    database: CountingDatabase, article_spec: ObjectSpec
+) -> None:
     with pytest.raises(ValidationFailed) as raised:
         await listed(database, article_spec, ("filter[price][gte]", "cheap"))
     assert raised.value.body()["details"] == {"filter[price][gte]": ["must be a number"]}
     assert database.statements == 0
 
 
-async def test_show_returns_a_published_record_with_its_relations(database: CountingDatabase,
-                                                                  article_spec: ObjectSpec) -> None:
+async def test_show_returns_a_published_record_with_its_relations(
+    database: CountingDatabase, article_spec: ObjectSpec
+) -> None:
     plan = plan_show(article_spec, parse_query([("fields", "title"), ("with", "comments")]))
     record = await fetch_one(database, article_spec, plan, "5", "sqlite")  # type: ignore[arg-type]
     assert record == ({"id": 5, "title": "1000 pure fun", "comments": [{"id": 4, "body": "only"}]}, {})
@@ -124,6 +147,7 @@ async def test_show_returns_a_published_record_with_its_relations(database: Coun
 
 @pytest.mark.parametrize("record_id", ["4", "99", "abc", "1.0", "", "99999999999999999999999"])
 async def test_show_finds_nothing_for_an_unpublished_unknown_or_impossible_id(
-        database: CountingDatabase, article_spec: ObjectSpec, record_id: str) -> None:
+    database: CountingDatabase, article_spec: ObjectSpec, record_id: str
+) -> None:
     plan = plan_show(article_spec, parse_query([]))
     assert await fetch_one(database, article_spec, plan, record_id, "sqlite") == (None, {})  # type: ignore[arg-type]

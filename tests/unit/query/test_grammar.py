@@ -49,10 +49,21 @@ def test_the_same_filter_key_repeated_gives_two_terms_that_and_together() -> Non
     assert [term.values for term in query.filters] == [("1",), ("5",)]
 
 
-@pytest.mark.parametrize("key", [
-    "filter", "filter[", "filter[]", "filter[a][b][c]", "filter[a]x", "filter[a][]", "filter[a][eq][]",
-    "filter[a][like][]", "filter[[a]]", "filter[a][]]",
-])
+@pytest.mark.parametrize(
+    "key",
+    [
+        "filter",
+        "filter[",
+        "filter[]",
+        "filter[a][b][c]",
+        "filter[a]x",
+        "filter[a][]",
+        "filter[a][eq][]",
+        "filter[a][like][]",
+        "filter[[a]]",
+        "filter[a][]]",
+    ],
+)
 def test_a_malformed_filter_key_is_ignored_as_written(key: str) -> None:
     query = parse_query([(key, "1")])
     assert query.filters == ()
@@ -90,8 +101,10 @@ def test_repeated_search_parameters_all_apply() -> None:
 
 def test_sort_reads_a_comma_list_with_a_minus_for_descending() -> None:
     query = parse_query([("sort", "-price, title,,")])
-    assert query.sort == (ListItem("price", "sort=-price", 0, True),
-                          ListItem("title", "sort=title", 0, False))
+    assert query.sort == (
+        ListItem("price", "sort=-price", 0, True),
+        ListItem("title", "sort=title", 0, False),
+    )
 
 
 def test_repeated_list_parameters_read_as_one_comma_list() -> None:
@@ -103,7 +116,10 @@ def test_repeated_list_parameters_read_as_one_comma_list() -> None:
 def test_list_items_carry_their_parameter_as_written() -> None:
     query = parse_query([("fields", "secret"), ("with", "author.posts"), ("sort", "-secret")])
     assert [query.fields[0].written, query.relations[0].written, query.sort[0].written] == [
-        "fields=secret", "with=author.posts", "sort=-secret"]
+        "fields=secret",
+        "with=author.posts",
+        "sort=-secret",
+    ]
 
 
 @pytest.mark.parametrize("key", ["limit", "offset", "page"])
@@ -112,8 +128,9 @@ def test_paging_numbers_are_read_from_ascii_digits(key: str) -> None:
     assert getattr(query, key) == NumberTerm(42, f"{key}=0042", 0)
 
 
-@pytest.mark.parametrize("value", ["abc", "-1", "+5", "1.5", "", " 5", "1e3", "１２", "2147483648",
-                                   "9" * 5000])
+@pytest.mark.parametrize(
+    "value", ["abc", "-1", "+5", "1.5", "", " 5", "1e3", "１２", "2147483648", "9" * 5000]
+)
 @pytest.mark.parametrize("key", ["limit", "offset", "page"])
 def test_a_paging_value_that_is_not_plain_digits_in_range_is_ignored_as_written(key: str, value: str) -> None:
     query = parse_query([(key, value)])
@@ -145,5 +162,9 @@ def test_parameters_outside_the_grammar_are_left_alone() -> None:
 
 def test_every_term_remembers_its_position_in_the_query_string() -> None:
     query = parse_query([("sort", "title"), ("filter[a]", "1"), ("filter[", "x"), ("fields", "a")])
-    assert (query.sort[0].position, query.filters[0].position, query.ignored[0].position,
-            query.fields[0].position) == (0, 1, 2, 3)
+    assert (
+        query.sort[0].position,
+        query.filters[0].position,
+        query.ignored[0].position,
+        query.fields[0].position,
+    ) == (0, 1, 2, 3)

@@ -33,22 +33,29 @@ def only_value(spec: ObjectSpec, key: str, value: str) -> Any:
 
 # -- filters -----------------------------------------------------------------------------------------
 
+
 def test_a_filter_on_a_filterable_field_becomes_a_condition(article_spec: ObjectSpec) -> None:
     (condition,) = plan(article_spec, ("filter[title][ne]", "x")).conditions
     assert (condition.field.name, condition.operator, condition.value, condition.written) == (
-        "title", "ne", "x", "filter[title][ne]")
+        "title",
+        "ne",
+        "x",
+        "filter[title][ne]",
+    )
 
 
 @pytest.mark.parametrize("key", ["filter[secret]", "filter[author_id]", "filter[nope]", "filter[published]"])
-def test_a_filter_on_an_unpublished_or_unknown_field_is_ignored_as_written(article_spec: ObjectSpec,
-                                                                          key: str) -> None:
+def test_a_filter_on_an_unpublished_or_unknown_field_is_ignored_as_written(
+    article_spec: ObjectSpec, key: str
+) -> None:
     result = plan(article_spec, (key, "1"))
     assert result.conditions == ()
     assert result.ignored == (key,)
 
 
 def test_a_filter_on_a_published_field_outside_filterable_is_ignored(
-        make_spec: Callable[..., ObjectSpec]) -> None:
+    make_spec: Callable[..., ObjectSpec],
+) -> None:
     spec = make_spec(filterable=["title"])
     assert plan(spec, ("filter[views]", "1")).ignored == ("filter[views]",)
 
@@ -57,68 +64,81 @@ def test_an_unknown_operator_is_ignored_as_written(article_spec: ObjectSpec) -> 
     assert plan(article_spec, ("filter[title][regex]", "^a")).ignored == ("filter[title][regex]",)
 
 
-@pytest.mark.parametrize("key", ["filter[views][like]", "filter[published_on][like]", "filter[meta]",
-                                 "filter[meta][null]"])
-def test_like_on_a_non_text_field_and_any_filter_on_json_are_ignored(article_spec: ObjectSpec,
-                                                                     key: str) -> None:
+@pytest.mark.parametrize(
+    "key", ["filter[views][like]", "filter[published_on][like]", "filter[meta]", "filter[meta][null]"]
+)
+def test_like_on_a_non_text_field_and_any_filter_on_json_are_ignored(
+    article_spec: ObjectSpec, key: str
+) -> None:
     result = plan(article_spec, (key, "1"))
     assert (result.conditions, result.ignored, result.details) == ((), (key,), {})
 
 
-@pytest.mark.parametrize(("key", "value", "expected"), [
-    ("filter[views]", "42", 42),
-    ("filter[views]", " -7 ", -7),
-    ("filter[rating][gt]", "4.5", 4.5),
-    ("filter[rating][gt]", "1e3", 1000.0),
-    ("filter[price][gte]", "19.99", Decimal("19.99")),
-    ("filter[price][gte]", "-.5", Decimal("-0.5")),
-    ("filter[featured]", "true", True),
-    ("filter[featured]", "0", False),
-    ("filter[featured]", "FALSE", False),
-    ("filter[published_on]", "2024-05-01", date(2024, 5, 1)),
-    ("filter[created_at][gte]", "2024-05-01", datetime(2024, 5, 1, tzinfo=UTC)),
-    ("filter[created_at][gte]", "2024-05-01T10:30:00", datetime(2024, 5, 1, 10, 30, tzinfo=UTC)),
-    ("filter[created_at][gte]", "2024-05-01T10:30:00+02:00", datetime(2024, 5, 1, 8, 30, tzinfo=UTC)),
-    ("filter[created_at][gte]", "2024-05-01T10:30:00Z", datetime(2024, 5, 1, 10, 30, tzinfo=UTC)),
-    ("filter[created_at][gte]", "2024-05-01T10:30:00 02:00", datetime(2024, 5, 1, 8, 30, tzinfo=UTC)),
-    ("filter[title]", " as written ", " as written "),
-    ("filter[title][like]", "50%_off", "50%_off"),
-])
-def test_filter_values_are_converted_by_the_field_kind(article_spec: ObjectSpec, key: str, value: str,
-                                                       expected: Any) -> None:
+@pytest.mark.parametrize(
+    ("key", "value", "expected"),
+    [
+        ("filter[views]", "42", 42),
+        ("filter[views]", " -7 ", -7),
+        ("filter[rating][gt]", "4.5", 4.5),
+        ("filter[rating][gt]", "1e3", 1000.0),
+        ("filter[price][gte]", "19.99", Decimal("19.99")),
+        ("filter[price][gte]", "-.5", Decimal("-0.5")),
+        ("filter[featured]", "true", True),
+        ("filter[featured]", "0", False),
+        ("filter[featured]", "FALSE", False),
+        ("filter[published_on]", "2024-05-01", date(2024, 5, 1)),
+        ("filter[created_at][gte]", "2024-05-01", datetime(2024, 5, 1, tzinfo=UTC)),
+        ("filter[created_at][gte]", "2024-05-01T10:30:00", datetime(2024, 5, 1, 10, 30, tzinfo=UTC)),
+        ("filter[created_at][gte]", "2024-05-01T10:30:00+02:00", datetime(2024, 5, 1, 8, 30, tzinfo=UTC)),
+        ("filter[created_at][gte]", "2024-05-01T10:30:00Z", datetime(2024, 5, 1, 10, 30, tzinfo=UTC)),
+        ("filter[created_at][gte]", "2024-05-01T10:30:00 02:00", datetime(2024, 5, 1, 8, 30, tzinfo=UTC)),
+        ("filter[title]", " as written ", " as written "),
+        ("filter[title][like]", "50%_off", "50%_off"),
+    ],
+)
+def test_filter_values_are_converted_by_the_field_kind(
+    article_spec: ObjectSpec, key: str, value: str, expected: Any
+) -> None:
     converted = only_value(article_spec, key, value)
     assert converted == expected
     assert type(converted) is type(expected)
 
 
-@pytest.mark.parametrize(("key", "value", "message"), [
-    ("filter[views]", "abc", "must be an integer"),
-    ("filter[views]", "1.5", "must be an integer"),
-    ("filter[views]", "9223372036854775808", "must be an integer"),
-    ("filter[views]", "١٢", "must be an integer"),
-    ("filter[price][gte]", "abc", "must be a number"),
-    ("filter[price][gte]", "1e5", "must be a number"),
-    ("filter[price][gte]", "NaN", "must be a number"),
-    ("filter[rating]", "inf", "must be a number"),
-    ("filter[rating]", "1e999", "must be a number"),
-    ("filter[featured]", "yes", "must be true, false, 1 or 0"),
-    ("filter[published_on]", "2024-13-01", "must be a date (YYYY-MM-DD)"),
-    ("filter[published_on]", "20240501", "must be a date (YYYY-MM-DD)"),
-    ("filter[created_at]", "yesterday", "must be a date-time (ISO 8601, e.g. 2024-05-01T12:00:00+00:00)"),
-    ("filter[title]", "a\x00b", "must not contain NUL characters"),
-])
+@pytest.mark.parametrize(
+    ("key", "value", "message"),
+    [
+        ("filter[views]", "abc", "must be an integer"),
+        ("filter[views]", "1.5", "must be an integer"),
+        ("filter[views]", "9223372036854775808", "must be an integer"),
+        ("filter[views]", "١٢", "must be an integer"),
+        ("filter[price][gte]", "abc", "must be a number"),
+        ("filter[price][gte]", "1e5", "must be a number"),
+        ("filter[price][gte]", "NaN", "must be a number"),
+        ("filter[rating]", "inf", "must be a number"),
+        ("filter[rating]", "1e999", "must be a number"),
+        ("filter[featured]", "yes", "must be true, false, 1 or 0"),
+        ("filter[published_on]", "2024-13-01", "must be a date (YYYY-MM-DD)"),
+        ("filter[published_on]", "20240501", "must be a date (YYYY-MM-DD)"),
+        ("filter[created_at]", "yesterday", "must be a date-time (ISO 8601, e.g. 2024-05-01T12:00:00+00:00)"),
+        ("filter[title]", "a\x00b", "must not contain NUL characters"),
+    ],
+)
 def test_a_value_that_does_not_convert_is_reported_under_the_key_as_written(
-        article_spec: ObjectSpec, key: str, value: str, message: str) -> None:
+    article_spec: ObjectSpec, key: str, value: str, message: str
+) -> None:
     result = plan(article_spec, (key, value))
     assert result.details == {key: [message]}
     assert result.conditions == ()
 
 
 def test_every_failing_filter_is_reported_with_each_message_once(article_spec: ObjectSpec) -> None:
-    result = plan(article_spec, ("filter[views][in]", "a,b"), ("filter[views][in]", "c"),
-                  ("filter[price][gte]", "x"))
-    assert result.details == {"filter[views][in]": ["must be an integer"],
-                              "filter[price][gte]": ["must be a number"]}
+    result = plan(
+        article_spec, ("filter[views][in]", "a,b"), ("filter[views][in]", "c"), ("filter[price][gte]", "x")
+    )
+    assert result.details == {
+        "filter[views][in]": ["must be an integer"],
+        "filter[price][gte]": ["must be a number"],
+    }
 
 
 def test_in_and_nin_take_at_most_one_hundred_values(article_spec: ObjectSpec) -> None:
@@ -156,9 +176,14 @@ def test_null_with_any_other_value_is_invalid(article_spec: ObjectSpec, value: s
 
 
 def test_a_uuid_field_takes_only_uuids_and_an_enum_field_only_its_labels(
-        compile_specs: Callable[..., dict[str, ObjectSpec]]) -> None:
-    table = sa.Table("things", sa.MetaData(), sa.Column("id", sa.Uuid, primary_key=True),
-                     sa.Column("state", sa.Enum("draft", "live", name="state")))
+    compile_specs: Callable[..., dict[str, ObjectSpec]],
+) -> None:
+    table = sa.Table(
+        "things",
+        sa.MetaData(),
+        sa.Column("id", sa.Uuid, primary_key=True),
+        sa.Column("state", sa.Enum("draft", "live", name="state")),
+    )
     declaration = {"model": table, "fields": ["state"], "filterable": ["id", "state"]}
     spec = compile_specs({"things": declaration})["things"]
     uid = "12345678-1234-5678-1234-567812345678"
@@ -169,6 +194,7 @@ def test_a_uuid_field_takes_only_uuids_and_an_enum_field_only_its_labels(
 
 
 # -- search --------------------------------------------------------------------------------------------
+
 
 def test_search_terms_are_collected_once_each(article_spec: ObjectSpec) -> None:
     result = plan(article_spec, ("search", "red shoes red"), ("search", "new"))
@@ -181,7 +207,8 @@ def test_an_empty_search_is_not_reported(article_spec: ObjectSpec) -> None:
 
 
 def test_search_on_an_object_without_searchable_fields_is_ignored(
-        make_spec: Callable[..., ObjectSpec]) -> None:
+    make_spec: Callable[..., ObjectSpec],
+) -> None:
     result = plan(make_spec(searchable=[]), ("search", "red"))
     assert (result.search, result.ignored) == ((), ("search=red",))
 
@@ -192,13 +219,17 @@ def test_a_search_term_with_a_nul_character_is_invalid(article_spec: ObjectSpec)
 
 # -- sort ------------------------------------------------------------------------------------------------
 
+
 def order_of(result: ListPlan) -> list[tuple[str, bool]]:
     return [(order.field.name, order.descending) for order in result.order]
 
 
 def test_sort_follows_the_request_and_ends_with_the_primary_key_ascending(article_spec: ObjectSpec) -> None:
     assert order_of(plan(article_spec, ("sort", "-price,title"))) == [
-        ("price", True), ("title", False), ("id", False)]
+        ("price", True),
+        ("title", False),
+        ("id", False),
+    ]
 
 
 def test_sorting_by_the_primary_key_itself_adds_no_second_tie_breaker(article_spec: ObjectSpec) -> None:
@@ -206,8 +237,9 @@ def test_sorting_by_the_primary_key_itself_adds_no_second_tie_breaker(article_sp
 
 
 @pytest.mark.parametrize("item", ["-secret", "body", "nope", "-", "meta"])
-def test_a_field_outside_sortable_is_ignored_as_written(make_spec: Callable[..., ObjectSpec],
-                                                        item: str) -> None:
+def test_a_field_outside_sortable_is_ignored_as_written(
+    make_spec: Callable[..., ObjectSpec], item: str
+) -> None:
     result = plan(make_spec(sortable=["title", "meta"]), ("sort", f"{item},title"))
     assert order_of(result) == [("title", False), ("id", False)]
     assert result.ignored == (f"sort={item}",)
@@ -225,7 +257,8 @@ def test_without_sort_the_default_sort_applies(make_spec: Callable[..., ObjectSp
 
 
 def test_a_sort_that_is_entirely_ignored_falls_back_to_the_default(
-        make_spec: Callable[..., ObjectSpec]) -> None:
+    make_spec: Callable[..., ObjectSpec],
+) -> None:
     result = plan(make_spec(default_sort="-views"), ("sort", "nope"))
     assert order_of(result) == [("views", True), ("id", False)]
 
@@ -235,6 +268,7 @@ def test_without_sort_or_default_sort_the_primary_key_orders_ascending(article_s
 
 
 # -- fields and with -----------------------------------------------------------------------------------
+
 
 def names(fields: Any) -> list[str]:
     return [field.name for field in fields]
@@ -257,6 +291,7 @@ def test_with_loads_declared_relations_once_and_ignores_others(article_spec: Obj
 
 
 # -- paging ----------------------------------------------------------------------------------------------
+
 
 def paging(spec: ObjectSpec, *pairs: tuple[str, str]) -> tuple[int, int]:
     result = plan(spec, *pairs)
@@ -287,15 +322,28 @@ def test_invalid_paging_values_fall_back_to_the_defaults(article_spec: ObjectSpe
 
 # -- the report --------------------------------------------------------------------------------------------
 
+
 def test_ignored_items_are_listed_once_in_query_string_order(article_spec: ObjectSpec) -> None:
-    result = plan(article_spec, ("sort", "-secret"), ("filter[", "1"), ("filter[secret]", "1"),
-                  ("limit", "abc"), ("filter[secret]", "2"), ("fields", "secret"), ("utm", "x"))
+    result = plan(
+        article_spec,
+        ("sort", "-secret"),
+        ("filter[", "1"),
+        ("filter[secret]", "1"),
+        ("limit", "abc"),
+        ("filter[secret]", "2"),
+        ("fields", "secret"),
+        ("utm", "x"),
+    )
     assert result.ignored == ("sort=-secret", "filter[", "filter[secret]", "limit=abc", "fields=secret")
 
 
 def test_show_plans_fields_and_relations_and_nothing_else(article_spec: ObjectSpec) -> None:
-    shown = plan_show(article_spec, parse_query([("fields", "title,secret"), ("with", "author,x.y"),
-                                                 ("filter[views]", "abc"), ("sort", "nope")]))
+    shown = plan_show(
+        article_spec,
+        parse_query(
+            [("fields", "title,secret"), ("with", "author,x.y"), ("filter[views]", "abc"), ("sort", "nope")]
+        ),
+    )
     assert names(shown.fields) == ["id", "title"]
     assert names(shown.relations) == ["author"]
     assert shown.ignored == ("fields=secret", "with=x.y")
@@ -314,8 +362,16 @@ def test_the_parse_and_plan_stages_do_no_io_and_know_no_http(module: str) -> Non
     nodes = list(ast.walk(ast.parse(source)))
     imported = {alias.name for node in nodes if isinstance(node, ast.Import) for alias in node.names}
     imported |= {node.module or "" for node in nodes if isinstance(node, ast.ImportFrom)}
-    forbidden = {"starlette", "databases", "pb_headless.errors", "pb_headless.db", "asyncio", "socket",
-                 "pb_headless.query.compiler", "pb_headless.query.executor"}
+    forbidden = {
+        "starlette",
+        "databases",
+        "pb_headless.errors",
+        "pb_headless.db",
+        "asyncio",
+        "socket",
+        "pb_headless.query.compiler",
+        "pb_headless.query.executor",
+    }
     assert not {name for name in imported if name.split(".")[0] in forbidden or name in forbidden}
 
 
@@ -326,11 +382,22 @@ def test_a_plain_offset_in_another_timezone_is_read_as_that_instant(article_spec
 
 # -- what the planner lets a client filter and sort on (read by the OpenAPI document) ----------------
 
+
 def test_filter_operators_name_each_filterable_field_in_published_order_with_its_operators(
-        article_spec: ObjectSpec) -> None:
+    article_spec: ObjectSpec,
+) -> None:
     operators = filter_operators(article_spec)
-    assert list(operators) == ["id", "title", "body", "price", "rating", "views", "featured",
-                               "published_on", "created_at"]  # `meta` is JSON: nothing applies
+    assert list(operators) == [
+        "id",
+        "title",
+        "body",
+        "price",
+        "rating",
+        "views",
+        "featured",
+        "published_on",
+        "created_at",
+    ]  # `meta` is JSON: nothing applies
     assert operators["title"] == tuple(Operator)
     assert operators["price"] == tuple(operator for operator in Operator if operator is not Operator.LIKE)
 

@@ -19,12 +19,15 @@ def field_of(column_type: Any) -> FieldSpec:
     return FieldSpec.of(sa.Column("value", column_type))
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (Decimal("19.99"), "19.99"),
-    (Decimal("20.00"), "20.00"),
-    (Decimal("1E+2"), "100"),
-    (Decimal("-0.50"), "-0.50"),
-])
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (Decimal("19.99"), "19.99"),
+        (Decimal("20.00"), "20.00"),
+        (Decimal("1E+2"), "100"),
+        (Decimal("-0.50"), "-0.50"),
+    ],
+)
 def test_decimals_render_as_strings_keeping_their_scale(value: Decimal, expected: str) -> None:
     assert render_value(field_of(sa.Numeric(10, 2)), value) == expected
 
@@ -40,14 +43,18 @@ def test_floats_render_as_numbers_even_when_the_driver_gives_decimals() -> None:
     assert render_value(field_of(sa.Float()), Decimal("4.5")) == 4.5
 
 
-@pytest.mark.parametrize(("value", "expected"), [
-    (datetime(2024, 5, 1, 12, 0), "2024-05-01T12:00:00+00:00"),
-    (datetime(2024, 5, 1, 12, 0, 0, 123000), "2024-05-01T12:00:00.123000+00:00"),
-    (datetime(2024, 5, 1, 12, 0, tzinfo=UTC), "2024-05-01T12:00:00+00:00"),
-    (datetime(2024, 5, 1, 14, 0, tzinfo=timezone(timedelta(hours=2))), "2024-05-01T14:00:00+02:00"),
-])
-def test_datetimes_render_as_iso_8601_with_an_offset_naive_meaning_utc(value: datetime,
-                                                                       expected: str) -> None:
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        (datetime(2024, 5, 1, 12, 0), "2024-05-01T12:00:00+00:00"),
+        (datetime(2024, 5, 1, 12, 0, 0, 123000), "2024-05-01T12:00:00.123000+00:00"),
+        (datetime(2024, 5, 1, 12, 0, tzinfo=UTC), "2024-05-01T12:00:00+00:00"),
+        (datetime(2024, 5, 1, 14, 0, tzinfo=timezone(timedelta(hours=2))), "2024-05-01T14:00:00+02:00"),
+    ],
+)
+def test_datetimes_render_as_iso_8601_with_an_offset_naive_meaning_utc(
+    value: datetime, expected: str
+) -> None:
     assert render_value(field_of(sa.DateTime()), value) == expected
 
 
@@ -76,10 +83,17 @@ def test_other_values_become_json_friendly() -> None:
 
 
 def test_a_record_renders_its_fields_in_the_given_order(article_spec: ObjectSpec) -> None:
-    row = {"id": 1, "title": "T", "price": Decimal("19.99"), "featured": 1, "secret": "never",
-           "created_at": datetime(2024, 5, 1)}
+    row = {
+        "id": 1,
+        "title": "T",
+        "price": Decimal("19.99"),
+        "featured": 1,
+        "secret": "never",
+        "created_at": datetime(2024, 5, 1),
+    }
     fields = [article_spec.fields[name] for name in ("id", "title", "price", "featured", "created_at")]
     record = render_record(row, fields)
     assert list(record) == ["id", "title", "price", "featured", "created_at"]
-    assert orjson.dumps(record) == (b'{"id":1,"title":"T","price":"19.99","featured":true,'
-                                    b'"created_at":"2024-05-01T00:00:00+00:00"}')
+    assert orjson.dumps(record) == (
+        b'{"id":1,"title":"T","price":"19.99","featured":true,"created_at":"2024-05-01T00:00:00+00:00"}'
+    )

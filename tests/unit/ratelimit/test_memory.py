@@ -94,7 +94,10 @@ async def test_peek_shows_the_state_without_counting():
 async def test_headers_name_limit_remaining_and_reset():
     decision = await MemoryRateLimiter(limit=5, clock=Clock(100.0)).hit("a")
     assert decision.headers() == {
-        "X-RateLimit-Limit": "5", "X-RateLimit-Remaining": "4", "X-RateLimit-Reset": "160"}
+        "X-RateLimit-Limit": "5",
+        "X-RateLimit-Remaining": "4",
+        "X-RateLimit-Reset": "160",
+    }
 
 
 async def test_idle_clients_are_forgotten_once_a_window():

@@ -142,7 +142,8 @@ def test_in_compares_values_as_the_column_stores_them(one_field) -> None:
     assert errors(validator, 4) == ["The field field must be one of: 1, 2, 3."]
     assert errors(one_field(sa.Numeric(6, 2), "in:1.5,2"), "1.50") == []
     assert errors(one_field(sa.Date(), "in:2024-01-01"), "2024-01-02") == [
-        "The field field must be one of: 2024-01-01."]
+        "The field field must be one of: 2024-01-01."
+    ]
 
 
 def test_not_in_refuses_the_listed_values(one_field) -> None:

@@ -76,7 +76,10 @@ def test_a_not_null_boolean_is_just_a_boolean(article_validator) -> None:
 
 def test_a_read_only_field_still_has_a_schema_and_an_unknown_one_raises(article_validator) -> None:
     assert article_validator.field_schema("secret") == {
-        "type": ["string", "null"], "pattern": NO_NUL, "maxLength": 50}
+        "type": ["string", "null"],
+        "pattern": NO_NUL,
+        "maxLength": 50,
+    }
     with pytest.raises(KeyError):
         article_validator.field_schema("nope")
 
