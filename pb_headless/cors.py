@@ -3,7 +3,7 @@
 The host wraps its whole application in `CORSMiddleware`, so OPTIONS under the API is answered
 before the host's routing ever sees it. The policy, with every header it can answer, is compiled
 once per settings version (`Snapshot.derive`); a request only compares its origin against it.
-CORS is silent (CONTRACT §1.3, §7) while no origin is configured and while the API is dormant.
+CORS is silent (docs/authentication.md, docs/cors-and-rate-limits.md) while no origin is configured and while the API is dormant.
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ EXPOSED_HEADERS = (
     "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, "
     "X-Truncated-Relations"
 )
-ADMIN_AREA = "mgr"  # CONTRACT §7: the administration area never gets CORS headers, whatever the paths say
+ADMIN_AREA = "mgr"  # docs/cors-and-rate-limits.md: the administration area never gets CORS headers, whatever the paths say
 MAX_ORIGIN = 300  # scheme, a 253-character host and a port; longer is not an origin a browser sends
 HeaderPairs = tuple[tuple[str, str], ...]
 
@@ -94,7 +94,7 @@ class CorsPolicy:
         return self.any_origin or self.is_listed(origin)
 
     def answer_headers(self, origin: str) -> HeaderPairs:
-        """The headers of any answer to an allowed origin (CONTRACT §7)."""
+        """The headers of any answer to an allowed origin (docs/cors-and-rate-limits.md)."""
         return (*self._grant(origin), *self._exposed)
 
     def preflight_headers(self, origin: str) -> HeaderPairs:
@@ -162,7 +162,7 @@ def policy_of(snapshot: Snapshot) -> CorsPolicy:
 
 
 class CORSMiddleware:
-    """Wraps the host: answers OPTIONS under the API before routing, adds CORS headers per §7.
+    """Wraps the host: answers OPTIONS under the API before routing, adds CORS headers per docs/cors-and-rate-limits.md.
 
     An answer the API made after reading the settings version uses that snapshot (the API leaves it
     under `SNAPSHOT_SCOPE_KEY`), so a cross-origin API call costs no extra query; other requests with

@@ -1,4 +1,4 @@
-"""Who the client is: the socket peer, unless that peer is a trusted proxy (CONTRACT §6, §9, §11)."""
+"""Who the client is: the socket peer, unless that peer is a trusted proxy (docs/cors-and-rate-limits.md)."""
 
 from __future__ import annotations
 

@@ -43,7 +43,7 @@ state = sa.Table(
     sa.Column("version", sa.BigInteger, nullable=False),
 )
 
-# The API tab of each constructor table (SPEC "Publishing through the constructor"). The table
+# The API tab of each constructor table (docs/constructor.md). The table
 # definitions are the host's; what is published of them lives here so every instance sees it.
 # Name lists are JSON arrays; NULL in writable/filterable/sortable means "the ticked fields".
 constructor_api = sa.Table(
@@ -60,7 +60,7 @@ constructor_api = sa.Table(
     sa.Column("updated_at", sa.DateTime, nullable=False),
 )
 
-# SPEC "Cross-origin access": system settings created by the installer, with their defaults.
+# docs/cors-and-rate-limits.md: system settings created by the installer, with their defaults.
 DEFAULT_SETTINGS: dict[str, str] = {
     "service_cors_origins": "",
     "service_cors_paths": "api/*",

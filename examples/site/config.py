@@ -1,4 +1,4 @@
-"""The site's configuration, read from the environment only (CONTRACT §10: env wins over any file)."""
+"""The site's configuration, read from the environment only (docs/library.md: env wins over any file)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The settings page of the `service_cors_*` keys (SPEC "Cross-origin access"), with their checks."""
+"""The settings page of the `service_cors_*` keys (docs/cors-and-rate-limits.md), with their checks."""
 
 from __future__ import annotations
 

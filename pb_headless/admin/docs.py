@@ -1,4 +1,4 @@
-"""The documentation endpoints of the administration area (CONTRACT §9): the docs page and the full document.
+"""The documentation endpoints of the administration area (docs/admin.md): the docs page and the full document.
 
 `/docs?ctx=mgr` serves Swagger UI, whose files come from a CDN (or `viewer_url`); when they do not
 load, the page explains that and gives the specification's address instead of staying blank.
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
 
 # swagger-ui-dist, major version 5 (the first to read OpenAPI 3.1), from a public CDN.
 SWAGGER_UI_CDN = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5"
-# How long the page waits for the viewer before it explains; the CONTRACT asks for "a few seconds".
+# How long the page waits for the viewer before it explains; docs/admin.md promises "a few seconds".
 VIEWER_TIMEOUT_MS = 3000
 CONTEXT = "mgr"
 _NOT_FOUND_PAGE = "<!doctype html><title>Not found</title><p>Nothing was found at this address.</p>"

@@ -1,4 +1,4 @@
-"""The table constructor's publishing rules (SPEC "Publishing through the constructor").
+"""The table constructor's publishing rules (docs/constructor.md).
 
 A host defines its tables as `ConstructorTable`s and hands the registry a `ConstructorSource`; the
 site owner's API-tab settings (`ApiTab`, kept by `ApiTabStore`) decide what each table publishes.

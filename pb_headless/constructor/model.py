@@ -102,7 +102,7 @@ class ConstructorTable:
 
 @dataclass(frozen=True, slots=True)
 class ApiTab:
-    """The API tab of one table (SPEC "Publishing through the constructor").
+    """The API tab of one table (docs/constructor.md).
 
     `enabled` is the switch; `fields` are the ticked fields; `operations` default to read-only;
     `url_name` overrides the transliterated title. `writable`, `filterable` and `sortable` are

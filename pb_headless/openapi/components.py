@@ -1,6 +1,6 @@
 """The parts every document shares: security schemes, the error envelope, rate-limit headers, list meta.
 
-Error answers are built from `pb_headless.errors`, the one table of statuses and codes (CONTRACT §8),
+Error answers are built from `pb_headless.errors`, the one table of statuses and codes (docs/errors.md),
 so a code can only be documented the way the API answers it.
 """
 
@@ -134,7 +134,7 @@ def shared_components() -> dict[str, dict[str, Schema]]:
                 "type": "object",
                 "required": ["error", "message"],
                 "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
-                "description": "The error envelope of every failed request (CONTRACT §8 codes).",
+                "description": "The error envelope of every failed request (docs/errors.md codes).",
             },
             "ListMeta": _LIST_META,
             "ListLinks": _LIST_LINKS,

@@ -1,6 +1,6 @@
 """An object's OpenAPI parts: its record schema, its write bodies and one operation per allowed operation.
 
-Write bodies come from the object's `Validator`, the same one that checks them (CONTRACT §5).
+Write bodies come from the object's `Validator`, the same one that checks them (docs/writes.md).
 """
 
 from __future__ import annotations

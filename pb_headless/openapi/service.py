@@ -1,4 +1,4 @@
-"""The service endpoints' parts (CONTRACT §3): health, me, objects and this document itself."""
+"""The service endpoints' parts (docs/endpoints.md): health, me, objects and this document itself."""
 
 from __future__ import annotations
 

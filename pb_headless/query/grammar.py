@@ -136,7 +136,7 @@ class _Builder:
 
     def add_search(self, value: str, position: int) -> None:
         terms = tuple(value.split())
-        if terms:  # CONTRACT §11: an empty search is not an ignored parameter
+        if terms:  # docs/query.md: an empty search is not an ignored parameter
             self.search.append(SearchText(terms, f"search={value}", position))
 
     def add_list(self, key: str, value: str, position: int) -> None:

@@ -292,7 +292,7 @@ def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tupl
             column = spec.columns.get(name)
             if column is not None and column.kind.is_comparable and name not in order:
                 order[name] = Ordering(column, descending)
-    # The tie-breaker makes paging stable; CONTRACT §11 makes it ascending whatever came before.
+    # The tie-breaker makes paging stable; docs/query.md makes it ascending whatever came before.
     order.setdefault(spec.pk.name, Ordering(spec.pk))
     return tuple(order.values())
 

@@ -1,4 +1,4 @@
-"""JSON-ready records: database values turned into what CONTRACT §11 "JSON values" promises."""
+"""JSON-ready records: database values turned into what docs/query.md ("Values in answers") promises."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def _decimal_text(field: FieldSpec, value: Decimal | float | int) -> str:
 
 def _json_value(value: Any) -> Any:
     if isinstance(value, datetime):
-        # Naive datetimes in the database are UTC (the library's convention, CONTRACT §11).
+        # Naive datetimes in the database are UTC (the library's convention, docs/query.md).
         return (value if value.tzinfo is not None else value.replace(tzinfo=UTC)).isoformat()
     if isinstance(value, (date, time)):
         return value.isoformat()

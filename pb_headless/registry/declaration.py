@@ -1,4 +1,4 @@
-"""A declaration as written (SPEC "Publishing through a declaration"), checked when it is registered.
+"""A declaration as written (docs/declarations.md), checked when it is registered.
 
 `check_declaration` turns the raw mapping into a frozen `Declaration`, failing with one message that
 names the source, the object and the key. Checks that need the table's columns run when the table
@@ -95,7 +95,7 @@ class Declaration:
 
     @property
     def is_published(self) -> bool:
-        """No published field means no object (SPEC: "No fields ticked: the object is NOT published")."""
+        """No published field means no object (docs/constructor.md: "No fields ticked: the object is NOT published")."""
         return bool(self.fields)
 
 

@@ -13,7 +13,7 @@ from pb_headless.rules.messages import message
 from pb_headless.rules.plan import FieldPlan, plan_field
 from pb_headless.rules.schema import body_schema, field_schema
 
-NOT_WRITABLE = "is not writable"  # CONTRACT §5, word for word
+NOT_WRITABLE = "is not writable"  # docs/writes.md, word for word
 
 
 @dataclass(frozen=True)

@@ -48,7 +48,7 @@ class Snapshot:
         return self.live_until is not None and self.live_until > (now or datetime.now(UTC))
 
     def is_dormant(self, now: datetime | None = None) -> bool:
-        """CONTRACT §1.3: no enabled, unexpired token, or no published object."""
+        """docs/authentication.md: no enabled, unexpired token, or no published object."""
         return not self.catalog or not self.has_live_token(now)
 
     def derive(self, key: str, build: Callable[[Snapshot], T]) -> T:

@@ -1,4 +1,4 @@
-"""The constructor and the API tab (SPEC "Publishing through the constructor"), through the example site."""
+"""The constructor and the API tab (docs/constructor.md), through the example site."""
 
 from __future__ import annotations
 

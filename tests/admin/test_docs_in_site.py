@@ -1,4 +1,4 @@
-"""The documentation endpoints (CONTRACT §9) as the example site mounts them, at /mgr/pb."""
+"""The documentation endpoints (docs/admin.md) as the example site mounts them, at /mgr/pb."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The API tokens section of pb_headless.admin (SPEC "Token"), through the example site."""
+"""The API tokens section of pb_headless.admin (docs/authentication.md), through the example site."""
 
 from __future__ import annotations
 

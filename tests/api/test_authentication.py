@@ -1,4 +1,4 @@
-"""SPEC "Authentication" 1-6, "Scopes", CONTRACT §1 (order of checks) and §2, on every database."""
+"""docs/authentication.md, docs/endpoints.md (order of checks) and docs/authentication.md, on every database."""
 
 from datetime import UTC, datetime, timedelta
 

@@ -1,4 +1,4 @@
-"""SPEC "Publishing through the constructor", through HTTP: a host feeds its constructor tables to the
+"""docs/constructor.md, through HTTP: a host feeds its constructor tables to the
 registry, and what the API tab says is what every instance serves, from the next request on."""
 
 from __future__ import annotations
@@ -30,7 +30,7 @@ NEWS = ConstructorTable(
         ConstructorField("pinned", "boolean"),
     ),
 )
-# A second table, published throughout, keeps the API awake (CONTRACT §1.3) while `NEWS` is not.
+# A second table, published throughout, keeps the API awake (docs/authentication.md) while `NEWS` is not.
 EVENTS = ConstructorTable("site_events", "События", (ConstructorField("name", "string", required=True),))
 
 NEWS_ROWS = [

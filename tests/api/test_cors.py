@@ -1,4 +1,4 @@
-"""SPEC "Cross-origin access (CORS)" and CONTRACT §7, §11 "CORS details", on answers other than preflights."""
+"""docs/cors-and-rate-limits.md, on answers other than preflights."""
 
 import pytest
 

@@ -1,5 +1,5 @@
-"""SPEC "Response envelopes" (list) and "Record"; CONTRACT §4, and §11 "meta.ignored", "JSON values" and
-"Caching"."""
+"""The list envelope and its records (docs/query.md, "The list answer"), and object caching
+(docs/endpoints.md, "Caching")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC "Query parameters for list" `fields` and `with`, SPEC "Record", CONTRACT §4 and §11 "fields and with".
+"""`fields` and `with` (docs/query.md).
 
 Demo relations: `author` (to-one, declared `author:id,name`) and `comments` (to-many, `comments:id,body`;
 comment 3 is unpublished). Author 3 is unpublished.

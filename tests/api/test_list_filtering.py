@@ -1,4 +1,4 @@
-"""SPEC "Query parameters for list" `filter[...]` and CONTRACT §4 / §11 "Filter values", through HTTP, on
+"""`filter[...]` (docs/query.md), through HTTP, on
 every database.
 
 The demo's published articles are 1, 2, 3, 4, 6 and 7 (5 is unpublished); see tests/support/demo.py.

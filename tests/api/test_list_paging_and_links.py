@@ -1,4 +1,4 @@
-"""SPEC "Response envelopes" (meta, links) and `limit` / `offset` / `page`; CONTRACT §4 and §11 "Numbers".
+"""The list envelope's meta and links, and `limit` / `offset` / `page` (docs/query.md).
 
 The demo declares `per_page` 5 and `max_per_page` 6 for articles, six of which are published
 (1, 2, 3, 4, 6, 7); authors declare neither, so they page by the defaults 20 and 100.

@@ -1,4 +1,4 @@
-"""SPEC "Query parameters for list" `search` and CONTRACT §4, through HTTP on every database.
+"""docs/query.md `search`, through HTTP on every database.
 
 The demo's articles search `title` and `body`; `category` and `secret` are not searchable.
 """

@@ -1,4 +1,4 @@
-"""SPEC "Query parameters for list" `sort` and CONTRACT §4 / §11, through HTTP on every database.
+"""docs/query.md `sort`, through HTTP on every database.
 
 Sortable demo fields: id, title, price, views, published_on, created_at. Prices 10.00 tie (articles 2
 and 7), which is where the primary-key tie-breaker shows.

@@ -1,4 +1,4 @@
-"""SPEC "Preflight", CONTRACT §1.1, §7 and §11 "Routing": OPTIONS is answered before routing."""
+"""docs/cors-and-rate-limits.md and docs/endpoints.md ("Paths and methods"): OPTIONS is answered before routing."""
 
 import httpx
 import pytest

@@ -1,4 +1,4 @@
-"""SPEC "Limits" and CONTRACT §6, §11 "Rate limit window": 120 requests a minute per client, over HTTP."""
+"""docs/cors-and-rate-limits.md: 120 requests a minute per client, over HTTP."""
 
 import logging
 

@@ -1,4 +1,4 @@
-"""SPEC "Service endpoints" with the bodies of CONTRACT §3, on every database."""
+"""docs/endpoints.md with the bodies of docs/endpoints.md, on every database."""
 
 import re
 

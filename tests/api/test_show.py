@@ -1,4 +1,4 @@
-"""SPEC "Object endpoints" GET one record, the single-record envelope, and CONTRACT §11 "fields and with"."""
+"""docs/endpoints.md GET one record, the single-record envelope, and docs/query.md ("One record")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""SPEC "Token" and CONTRACT §2 through TokenStore, on every database."""
+"""docs/authentication.md through TokenStore, on every database."""
 
 from datetime import UTC, datetime, timedelta
 

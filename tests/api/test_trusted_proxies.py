@@ -1,4 +1,4 @@
-"""CONTRACT §6 and §11 "Host and links": X-Forwarded-* is believed only from configured trusted proxies.
+"""docs/cors-and-rate-limits.md: X-Forwarded-* is believed only from configured trusted proxies.
 
 The test client connects from 203.0.113.7; configuring that address as a trusted proxy makes it the
 proxy, and the X-Forwarded-For it sends the address its client connected from.

@@ -1,4 +1,4 @@
-"""SPEC "Object endpoints" POST/PATCH/DELETE and CONTRACT §5, on every database.
+"""docs/endpoints.md POST/PATCH/DELETE and docs/writes.md, on every database.
 
 Every refused write is followed by a look at the table: nothing changed.
 """

@@ -1,4 +1,4 @@
-"""SPEC/CONTRACT `OnServiceApiRegister`: satellites subscribe through `setup(events)` and register objects."""
+"""`OnServiceApiRegister` (docs/declarations.md): satellites subscribe through `setup(events)` and register objects."""
 
 import sys
 import tomllib

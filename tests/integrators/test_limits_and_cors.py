@@ -1,4 +1,4 @@
-"""CONTRACT §11 "Rate limit window" (custom routes count) and §7: custom routes get CORS like the rest."""
+"""docs/cors-and-rate-limits.md (custom routes count, and get CORS): custom routes get CORS like the rest."""
 
 from pb_headless import route
 

@@ -1,6 +1,6 @@
-"""SPEC "Publishing through a declaration" and CONTRACT §10: a host points the registry at `core/App/api.py`.
+"""docs/declarations.md and docs/library.md: a host points the registry at `core/App/api.py`.
 
-Every SPEC key plus `table` is used here, and what each does is seen through HTTP on every database.
+Every declaration key (docs/declarations.md) is used here, and what each does is seen through HTTP on every database.
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""CONTRACT §10: the registry's sources and their precedence for one name (constructor < code < file), and
-`OnServiceApiRegister` handlers, satellites included, registering objects (SPEC "Events")."""
+"""docs/library.md: the registry's sources and their precedence for one name (constructor < code < file), and
+`OnServiceApiRegister` handlers, satellites included, registering objects (docs/declarations.md)."""
 
 from __future__ import annotations
 

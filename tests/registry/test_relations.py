@@ -1,4 +1,4 @@
-"""Relations in `with` (SPEC "Record", CONTRACT §4 `with`): resolved from a declarative class's
+"""Relations in `with` (docs/query.md `with`): resolved from a declarative class's
 `relationship()` or from foreign keys, rendered with the declared columns or the publishing object's fields,
 on every database.
 """

@@ -1,4 +1,4 @@
-"""pb_headless/proxies.py: who the client is, and what forwarded headers are believed (CONTRACT §6, §11)."""
+"""pb_headless/proxies.py: who the client is, and what forwarded headers are believed (docs/cors-and-rate-limits.md)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Each rule of SPEC "Publishing through the constructor (table window, API tab)", without a database."""
+"""Each rule of docs/constructor.md, without a database."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Rendering database values as the JSON values CONTRACT §11 promises."""
+"""Rendering database values as the JSON values docs/query.md promises."""
 
 from __future__ import annotations
 
