@@ -3,7 +3,8 @@
 The host wraps its whole application in `CORSMiddleware`, so OPTIONS under the API is answered
 before the host's routing ever sees it. The policy, with every header it can answer, is compiled
 once per settings version (`Snapshot.derive`); a request only compares its origin against it.
-CORS is silent (docs/authentication.md, docs/cors-and-rate-limits.md) while no origin is configured and while the API is dormant.
+CORS is silent while no origin is configured and while the API is dormant
+(docs/cors-and-rate-limits.md, docs/authentication.md).
 """
 
 from __future__ import annotations
@@ -34,7 +35,8 @@ EXPOSED_HEADERS = (
     "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, "
     "X-Truncated-Relations"
 )
-ADMIN_AREA = "mgr"  # docs/cors-and-rate-limits.md: the administration area never gets CORS headers, whatever the paths say
+# The administration area never gets CORS headers, whatever the paths say (docs/cors-and-rate-limits.md).
+ADMIN_AREA = "mgr"
 MAX_ORIGIN = 300  # scheme, a 253-character host and a port; longer is not an origin a browser sends
 HeaderPairs = tuple[tuple[str, str], ...]
 
@@ -162,7 +164,8 @@ def policy_of(snapshot: Snapshot) -> CorsPolicy:
 
 
 class CORSMiddleware:
-    """Wraps the host: answers OPTIONS under the API before routing, adds CORS headers per docs/cors-and-rate-limits.md.
+    """Wraps the host: answers OPTIONS under the API before routing, adds CORS headers as
+    docs/cors-and-rate-limits.md describes.
 
     An answer the API made after reading the settings version uses that snapshot (the API leaves it
     under `SNAPSHOT_SCOPE_KEY`), so a cross-origin API call costs no extra query; other requests with

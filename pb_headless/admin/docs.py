@@ -1,4 +1,5 @@
-"""The documentation endpoints of the administration area (docs/admin.md): the docs page and the full document.
+"""The documentation endpoints of the administration area (docs/admin.md): the docs page and the full
+document.
 
 `/docs?ctx=mgr` serves Swagger UI, whose files come from a CDN (or `viewer_url`); when they do not
 load, the page explains that and gives the specification's address instead of staying blank.

@@ -1,6 +1,6 @@
 """The publishing rules of docs/constructor.md: a table and its API tab → a declaration.
 
-| rule (docs/constructor.md) | here                                                                            |
+| rule              | here                                                                            |
 |-------------------|---------------------------------------------------------------------------------|
 | Switch            | `tab.enabled` off → not published                                               |
 | Field ticking     | the ticked fields that the table defines are the published fields (`id` always) |
@@ -72,7 +72,8 @@ def default_sortable(table: ConstructorTable) -> tuple[str, ...]:
 
 
 def url_name_for(table: ConstructorTable) -> str:
-    """docs/constructor.md: "a transliteration of the table name" (`Новости компании` → `novosti_kompanii`)."""
+    """docs/constructor.md: "a transliteration of the table name" (`Новости компании` →
+    `novosti_kompanii`)."""
     return transliterate(table.title) or transliterate(table.name) or table.name
 
 

@@ -95,7 +95,8 @@ class Declaration:
 
     @property
     def is_published(self) -> bool:
-        """No published field means no object (docs/constructor.md: "No fields ticked: the object is NOT published")."""
+        """No published field means no object (docs/constructor.md: "No fields ticked: the object is NOT
+        published")."""
         return bool(self.fields)
 
 

@@ -1,4 +1,5 @@
-"""docs/authentication.md, docs/endpoints.md (order of checks) and docs/authentication.md, on every database."""
+"""docs/authentication.md, docs/endpoints.md (order of checks) and docs/authentication.md, on every
+database."""
 
 from datetime import UTC, datetime, timedelta
 

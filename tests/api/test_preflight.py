@@ -1,4 +1,5 @@
-"""docs/cors-and-rate-limits.md and docs/endpoints.md ("Paths and methods"): OPTIONS is answered before routing."""
+"""docs/cors-and-rate-limits.md and docs/endpoints.md ("Paths and methods"): OPTIONS is answered before
+routing."""
 
 import httpx
 import pytest

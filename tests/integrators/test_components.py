@@ -1,4 +1,5 @@
-"""`OnServiceApiRegister` (docs/declarations.md): satellites subscribe through `setup(events)` and register objects."""
+"""`OnServiceApiRegister` (docs/declarations.md): satellites subscribe through `setup(events)` and
+register objects."""
 
 import sys
 import tomllib

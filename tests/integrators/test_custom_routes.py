@@ -1,4 +1,5 @@
-"""docs/integrators.md: "Integrators may add their own routes … next to the generic ones": what they see and answer."""
+"""docs/integrators.md: "Integrators may add their own routes … next to the generic ones": what they see
+and answer."""
 
 import logging
 from decimal import Decimal

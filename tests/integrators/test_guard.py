@@ -1,4 +1,5 @@
-"""docs/integrators.md: "In custom routes the guard is attached as `ApiAuth:<scope>` … or as plain `ApiAuth`": its answers."""
+"""docs/integrators.md: "In custom routes the guard is attached as `ApiAuth:<scope>` … or as plain
+`ApiAuth`": its answers."""
 
 from datetime import UTC, datetime, timedelta
 

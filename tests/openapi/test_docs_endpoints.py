@@ -1,4 +1,5 @@
-"""The administration area's documentation endpoints (docs/admin.md): `/mgr/pb/docs`, `/mgr/pb/openapi.json`."""
+"""The administration area's documentation endpoints (docs/admin.md): `/mgr/pb/docs`,
+`/mgr/pb/openapi.json`."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """docs/declarations.md and docs/library.md: a host points the registry at `core/App/api.py`.
 
-Every declaration key (docs/declarations.md) is used here, and what each does is seen through HTTP on every database.
+Every declaration key (docs/declarations.md) is used here, and what each does is seen through HTTP on
+every database.
 """
 
 from __future__ import annotations

@@ -1,4 +1,5 @@
-"""docs/library.md "A declaration is checked when it is registered": a broken declaration fails at once, with one
+"""docs/library.md "A declaration is checked when it is registered": a broken declaration fails at once,
+with one
 message naming the source (file, code or component), the object and the key.
 
 A `model` declaration is checked by `load_file` / `register`; what needs the database (a reflected `table`,

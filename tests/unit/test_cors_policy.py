@@ -1,4 +1,5 @@
-"""pb_headless/cors.py CorsPolicy: the `service_cors_*` settings as docs/cors-and-rate-limits.md reads them."""
+"""pb_headless/cors.py CorsPolicy: the `service_cors_*` settings as docs/cors-and-rate-limits.md reads
+them."""
 
 import pytest
 

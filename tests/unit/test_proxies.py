@@ -1,4 +1,5 @@
-"""pb_headless/proxies.py: who the client is, and what forwarded headers are believed (docs/cors-and-rate-limits.md)."""
+"""pb_headless/proxies.py: who the client is, and what forwarded headers are believed
+(docs/cors-and-rate-limits.md)."""
 
 import pytest
 
