@@ -24,6 +24,7 @@ from pb_headless.constructor import (
     table_for,
     transliterate,
 )
+from pb_headless.constructor.indexes import drop_indexes_on
 from pb_headless.db import run_ddl
 from pb_headless.state import bump_version
 
@@ -119,6 +120,7 @@ async def update_content_table(
         )
     sql = table_for(changed)
     for field in dropped:
+        await drop_indexes_on(database, table.name, field.name)
         await database.execute(
             f"ALTER TABLE {_quoted(database, table.name)} DROP COLUMN {_quoted(database, field.name)}"
         )

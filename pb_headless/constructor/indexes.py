@@ -132,3 +132,20 @@ async def _exists(database: Database, index: sa.Index, dialect: str) -> bool:
         return False
     rows = await database.fetch_all(f"SHOW INDEX FROM `{table.name}`")
     return any(row._mapping["Key_name"] == index.name for row in rows)
+
+
+async def drop_indexes_on(database: Database, table: str, column: str) -> None:
+    """Before a column is dropped: SQLite refuses to drop a column an index uses, so the implied
+    indexes over it go first (PostgreSQL and MariaDB drop or shrink such indexes themselves)."""
+    if dialect_name(database) != "sqlite":
+        return
+    query = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = :table"
+    made = _made.setdefault(database, set())
+    for row in await database.fetch_all(query, {"table": table}):
+        name = str(row[0])
+        if not name.startswith("pbix_"):  # only the indexes the publication implied
+            continue
+        columns = {info[2] for info in await database.fetch_all(f'PRAGMA index_info("{name}")')}
+        if column in columns:
+            await database.execute(f'DROP INDEX IF EXISTS "{name}"')
+            made.discard(name)
