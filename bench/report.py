@@ -60,9 +60,11 @@ def table(results: dict[str, dict[str, dict[str, Any]]], reqs: list[Request], me
         if runs:
             rss = max(r["rss_kib"] for r in runs) / 1024
             peak = max(r["rss_peak_kib"] for r in runs) / 1024
+            loads = [float(r["load_average"].split()[0]) for r in runs]
             lines.append(
                 f"- {names[system]}: RSS of the largest process after a run {rss:.0f} MiB, "
-                f"peak {peak:.0f} MiB"
+                f"peak {peak:.0f} MiB; 1-minute load average during its runs "
+                f"{min(loads):.1f}–{max(loads):.1f}"
             )
     lines += ["", "Targets:", "", *targets(results, meta)]
     return "\n".join(lines) + "\n"
