@@ -74,8 +74,8 @@ def _check_origins(value: str) -> str | None:
     for origin in setting_items(value):
         if origin != "*" and not (_EXACT_ORIGIN.fullmatch(origin) or _WILDCARD_ORIGIN.fullmatch(origin)):
             return (
-                f"'{origin}' is not an origin: use http:// or https:// and a host without a path, "
-                "e.g. https://example.com, https://*.example.com, or *"
+                f"“{origin}” is not an origin a browser sends: use http:// or https:// with a host and no "
+                "path, such as https://app.example.com, https://*.example.com for its subdomains, or *"
             )
     return None
 
