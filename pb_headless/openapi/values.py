@@ -8,8 +8,10 @@ it refuses is answered with 422, so the two must move together.
 
 from __future__ import annotations
 
+from pb_headless.fields.text import FLAG_FALSE_WORDS as FALSE_WORDS
+from pb_headless.fields.text import FLAG_TRUE_WORDS as TRUE_WORDS
+from pb_headless.fields.text import LARGEST_INTEGER, SMALLEST_INTEGER
 from pb_headless.openapi.parts import Schema
-from pb_headless.query.conversion import FALSE_WORDS, LARGEST_INTEGER, SMALLEST_INTEGER, TRUE_WORDS
 from pb_headless.registry.spec import BOOLEAN, DATE, DATETIME, DECIMAL, INTEGER, JSON, NUMBER, FieldSpec
 
 # The decimal notation `conversion` accepts in a query (no exponent), and the one `render` writes.

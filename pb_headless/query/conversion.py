@@ -6,19 +6,11 @@ from decimal import ROUND_DOWN, Context, Decimal, localcontext
 from typing import Any
 
 from pb_headless.fields import ColumnDescription, ConversionError, FieldKind, from_query
-from pb_headless.fields.text import FLAG_FALSE_WORDS as FALSE_WORDS  # the words and bounds: read here by
-from pb_headless.fields.text import FLAG_TRUE_WORDS as TRUE_WORDS  # pb_headless.openapi until it imports
-from pb_headless.fields.text import LARGEST_INTEGER as LARGEST_INTEGER  # pb_headless.fields.text
-from pb_headless.fields.text import SMALLEST_INTEGER as SMALLEST_INTEGER
 from pb_headless.fields.text import InvalidValue, parse_flag
 from pb_headless.fields.values import literal_text
 from pb_headless.registry.spec import FieldSpec
 
 __all__ = [
-    "FALSE_WORDS",
-    "LARGEST_INTEGER",
-    "SMALLEST_INTEGER",
-    "TRUE_WORDS",
     "ConversionError",
     "as_flag",
     "convert",
