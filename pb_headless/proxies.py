@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import ipaddress
 import re
 from collections.abc import Iterable, Mapping
@@ -102,6 +103,7 @@ class TrustedProxies:
         return f"{scheme}://{host}"
 
 
+@functools.lru_cache(maxsize=4096)  # a pure function of the address, asked on every request
 def rate_key(address: str) -> str:
     """The rate-limit bucket of an address: itself for IPv4, its /64 for IPv6 (one subscriber's
     allocation, so rotating through a prefix does not buy more requests)."""

@@ -172,7 +172,7 @@ class HeadlessAPI:
             return None
         except Exception as error:
             response = error_response(_failure(scope, path, error))
-        response.headers.update(decision.headers())
+        _add_rate_headers(response, decision)
         return response
 
     async def _serve(self, scope: Scope, receive: Receive, path: str, decision: RateDecision) -> Response:
@@ -224,6 +224,16 @@ class HeadlessAPI:
                 await self.shutdown()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
+
+
+def _add_rate_headers(response: Response, decision: RateDecision) -> None:
+    """Every answer carries the client's rate state; appended as raw headers unless the response
+    (an integrator's endpoint) set them itself, in which case they are replaced."""
+    raw = response.raw_headers
+    if any(name.startswith(b"x-ratelimit-") for name, _ in raw):
+        response.headers.update(decision.headers())
+    else:
+        raw.extend(decision.raw_headers())
 
 
 def _recorder(scope: Scope) -> Callable[[Snapshot], None]:

@@ -12,7 +12,7 @@ from pb_headless.errors import ValidationFailed
 from pb_headless.query.compiler import RELATION_KEY, compile_list, compile_show, relation_select
 from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.planner import ListPlan, ShowPlan
-from pb_headless.query.render import Row, render_record
+from pb_headless.query.render import Row, render_record, render_records
 from pb_headless.query.statements import Prepared, list_statements, plan_values, show_statement
 from pb_headless.query.totals import seen_data_version, totals_of
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
@@ -49,7 +49,7 @@ async def fetch_list(
         total = await count_all()
     else:
         total = await totals_of(database).total(count_key, seen_data_version(), count_all)
-    records = [render_record(row, plan.fields) for row in rows]
+    records = render_records(rows, plan.fields)
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
     return records, total, truncated
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Iterable
-from datetime import UTC, date, datetime, time, timedelta
+from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any, Protocol
 from uuid import UUID
@@ -19,10 +19,35 @@ class Row(Protocol):
     def __getitem__(self, key: str, /) -> Any: ...
 
 
+# Values JSON takes as they are; a field of another kind may still need them changed (a boolean
+# stored as 0/1, a decimal read as a float).
+_PLAIN = frozenset({str, int, float, bool})
+_CONVERTED_KINDS = frozenset({FieldKind.BOOLEAN, FieldKind.DECIMAL})
+
+
 def render_record(row: Row, fields: Iterable[FieldSpec]) -> dict[str, Any]:
     """The record as a dict in the order of `fields` (published order)."""
+    return render_records((row,), fields)[0]
+
+
+def render_records(rows: Iterable[Row], fields: Iterable[FieldSpec]) -> list[dict[str, Any]]:
+    """Each row as `render_record` gives it; what depends on the fields is worked out once."""
     # `str()`: a column's name is SQLAlchemy's `quoted_name`, a str subclass orjson refuses as a key.
-    return {str(field.name): render_value(field, row[field.name]) for field in fields}
+    columns = [(str(field.name), field, field.kind in _CONVERTED_KINDS) for field in fields]
+    plain = _PLAIN
+    records = []
+    for row in rows:
+        record = {}
+        for name, field, converted in columns:
+            value = row[field.name]
+            if converted:
+                record[name] = render_value(field, value)
+            elif value is None or type(value) in plain:
+                record[name] = value
+            else:
+                record[name] = _json_value(value)
+        records.append(record)
+    return records
 
 
 def render_value(field: FieldSpec, value: Any) -> Any:
@@ -50,8 +75,9 @@ def _decimal_text(field: FieldSpec, value: Decimal | float | int) -> str:
 
 def _json_value(value: Any) -> Any:
     if isinstance(value, datetime):
-        # Naive datetimes in the database are UTC (the library's convention, docs/query.md).
-        return (value if value.tzinfo is not None else value.replace(tzinfo=UTC)).isoformat()
+        # Naive datetimes in the database are UTC (the library's convention, docs/query.md): written
+        # as `replace(tzinfo=UTC).isoformat()` would write them, without making that datetime.
+        return value.isoformat() if value.tzinfo is not None else value.isoformat() + "+00:00"
     if isinstance(value, (date, time)):
         return value.isoformat()
     if isinstance(value, Decimal):

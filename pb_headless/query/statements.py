@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, cast
 from weakref import WeakKeyDictionary
 
@@ -46,6 +46,7 @@ class Prepared:
     binds: tuple[Bind, ...]  # in positional order for qmark and dollar
     keys: tuple[str, ...]  # result column names
     processors: tuple[Callable[[Any], Any] | None, ...]
+    quick: bool = True  # bounded work (a look-up, a page): SQLite may run it on the loop's thread
 
     def arguments(self, values: Mapping[Any, Any]) -> Any:  # keyed by slot: an index or a name
         converted = []
@@ -61,7 +62,7 @@ class Prepared:
         return tuple(converted)
 
     async def fetch(self, database: Database, arguments: Any) -> list[dict[str, Any]]:
-        rows = await _run(database, self.style, self.sql, arguments)
+        rows = await _run(database, self.style, self.sql, arguments, self.quick)
         keys, processors = self.keys, self.processors
         if not any(processors):
             return [dict(zip(keys, row, strict=True)) for row in rows]
@@ -165,7 +166,9 @@ def _prepare_list(
     prepared_count = _prepare(database, count, slots)
     if prepared_page is None or prepared_count is None:
         return None
-    return ListStatements(prepared_page, prepared_count)
+    # A count reads every matching row: never on the loop's thread (SQLite's count of a whole table is
+    # one step that no budget can interrupt).
+    return ListStatements(prepared_page, replace(prepared_count, quick=False))
 
 
 def _prepare_show(
@@ -257,9 +260,18 @@ def _prepare(
     return Prepared(sql, style, binds, keys, result_processors)
 
 
-async def _run(database: Database, style: str, sql: str, arguments: Any) -> Sequence[Sequence[Any]]:
-    """Runs on the request's connection (the one `database.connection()` gives this task)."""
+async def _run(
+    database: Database, style: str, sql: str, arguments: Any, quick: bool = False
+) -> Sequence[Sequence[Any]]:
+    """Runs on the request's connection (the one `database.connection()` gives this task); on SQLite
+    a quick read outside a transaction is first tried on the loop's thread (sqlite_pool.InlineReads)."""
     connection = database.connection()
+    if quick and style == "qmark":
+        inline = getattr(getattr(database._backend, "_pool", None), "inline", None)
+        if inline is not None and not _in_transaction(connection):
+            rows = inline.fetchall(sql, arguments)
+            if rows is not None:
+                return rows
     async with connection:
         lock = getattr(connection, "_query_lock", None) or contextlib.nullcontext()
         async with lock:
@@ -271,6 +283,13 @@ async def _run(database: Database, style: str, sql: str, arguments: Any) -> Sequ
             async with raw.cursor() as cursor:
                 await cursor.execute(sql, arguments)
                 return await cursor.fetchall()
+
+
+def _in_transaction(connection: Any) -> bool:
+    """Whether this task's connection holds an open transaction (its reads must see its own writes).
+    A connection not acquired yet holds none."""
+    raw = getattr(getattr(connection, "_connection", None), "_connection", None)
+    return raw is not None and bool(raw.in_transaction)
 
 
 class Row(dict):

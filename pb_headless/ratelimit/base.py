@@ -40,6 +40,14 @@ class RateDecision:
             "X-RateLimit-Reset": str(self.reset),
         }
 
+    def raw_headers(self) -> list[tuple[bytes, bytes]]:
+        """The same headers as ASGI carries them (lower-case names, bytes)."""
+        return [
+            (b"x-ratelimit-limit", b"%d" % self.limit),
+            (b"x-ratelimit-remaining", b"%d" % self.remaining),
+            (b"x-ratelimit-reset", b"%d" % self.reset),
+        ]
+
 
 class RateLimiter(Protocol):
     """What `HeadlessAPI(rate_limiter=...)` accepts; `key` is the client's bucket (`proxies.rate_key`)."""

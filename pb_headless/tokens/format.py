@@ -9,6 +9,7 @@ import zlib
 
 PREFIX = "pb_"
 ALPHABET = string.digits + string.ascii_letters
+_ALPHABET_SET = frozenset(ALPHABET)
 RANDOM_LENGTH = 40
 CHECKSUM_LENGTH = 6
 TOKEN_LENGTH = len(PREFIX) + RANDOM_LENGTH + CHECKSUM_LENGTH
@@ -39,7 +40,7 @@ def is_well_formed(value: str) -> bool:
         return False
     body = value[len(PREFIX) :]
     random_part, check = body[:RANDOM_LENGTH], body[RANDOM_LENGTH:]
-    return all(char in ALPHABET for char in body) and checksum(random_part) == check
+    return _ALPHABET_SET.issuperset(body) and checksum(random_part) == check
 
 
 def hash_token(value: str) -> str:

@@ -1,0 +1,108 @@
+"""SQLite's short reads run on the event loop's thread (pb_headless/sqlite_pool.py, docs/performance.md);
+whatever happens there, a client gets the same answers as on the request's own connection: a read
+past its time budget, a database locked by a writer, and reads inside a write all answer right."""
+
+from __future__ import annotations
+
+import asyncio
+import sqlite3
+
+import pytest
+
+from pb_headless import ApiRegistry, sqlite_pool
+from pb_headless.constructor import (
+    ApiTab,
+    ApiTabStore,
+    ConstructorField,
+    ConstructorSource,
+    ConstructorTable,
+    create_table,
+)
+
+NOTES = ConstructorTable(
+    "notes",
+    "Notes",
+    (
+        ConstructorField("title", "string", searchable=True, length=100),
+        ConstructorField("rank", "integer"),
+    ),
+)
+TAB = ApiTab(
+    enabled=True,
+    fields=("title", "rank"),
+    operations=("list", "show", "create", "update", "delete"),
+    writable=("title", "rank", "published"),
+    filterable=("rank",),
+    sortable=("rank",),
+)
+ROWS = 3000
+URL = "/api/pb/v1/objects/notes"
+
+
+@pytest.fixture
+async def site(sqlite_database, host_factory):
+    table = await create_table(sqlite_database, NOTES)
+    await ApiTabStore(sqlite_database).save(NOTES.name, TAB)
+    rows = [
+        {"title": f"note {n}" + (" needle" if n % 1000 == 0 else ""), "rank": n} for n in range(1, ROWS + 1)
+    ]
+    await sqlite_database.execute(table.insert().values(rows))
+    registry = ApiRegistry()
+    registry.add_source(ConstructorSource(lambda _: [NOTES]))
+    host = await host_factory(sqlite_database, registry)
+    host.headers = host.auth(await host.token("*"))
+    return host
+
+
+def inline_of(database) -> sqlite_pool.InlineReads:
+    inline = database._backend._pool.inline
+    assert isinstance(inline, sqlite_pool.InlineReads)
+    return inline
+
+
+async def test_a_record_and_a_page_are_read_on_the_loop_thread(site):
+    response = await site.client.get(f"{URL}/7", headers=site.headers)
+    assert response.status_code == 200
+    assert response.json()["data"] == {"id": 7, "title": "note 7", "rank": 7}
+    inline = inline_of(site.database)
+    assert inline._connection is not None  # opened by the requests' reads
+    assert not inline._over
+
+
+async def test_a_read_past_its_budget_is_run_on_the_connection_with_the_same_answer(site, monkeypatch):
+    monkeypatch.setattr(sqlite_pool, "INLINE_BUDGET", 0.0)
+    monkeypatch.setattr(sqlite_pool, "CHECK_EVERY", 1)
+    response = await site.client.get(f"{URL}?search=NEEDLE&sort=rank", headers=site.headers)
+    assert response.status_code == 200, response.text
+    body = response.json()
+    assert [record["rank"] for record in body["data"]] == [1000, 2000, 3000]
+    assert body["meta"]["total"] == 3
+    assert inline_of(site.database)._over  # interrupted, remembered, answered by the thread
+
+
+async def test_a_database_locked_by_a_writer_is_waited_for_not_refused(site):
+    path = site.database.url.database
+    writer = sqlite3.connect(path, isolation_level=None)
+    writer.execute("BEGIN EXCLUSIVE")  # no reader may start until it commits
+    try:
+        request = asyncio.ensure_future(site.client.get(f"{URL}?filter[rank]=3001", headers=site.headers))
+        await asyncio.sleep(0.3)
+        assert not request.done()  # waiting for the lock, on the request's connection
+        writer.execute("INSERT INTO notes (title, rank, published) VALUES ('late', 3001, 1)")
+        writer.execute("COMMIT")
+        response = await asyncio.wait_for(request, 10)
+    finally:
+        writer.close()
+    assert response.status_code == 200, response.text
+    assert [record["title"] for record in response.json()["data"]] == ["late"]
+
+
+async def test_a_write_answers_with_what_it_wrote(site):
+    created = await site.client.post(URL, headers=site.headers, json={"title": "fresh", "rank": 0})
+    assert created.status_code == 201, created.text
+    record_id = created.json()["data"]["id"]
+    updated = await site.client.patch(f"{URL}/{record_id}", headers=site.headers, json={"rank": 5})
+    assert updated.json()["data"] == {"id": record_id, "title": "fresh", "rank": 5}
+    listed = await site.client.get(f"{URL}?filter[rank]=5", headers=site.headers)
+    assert [record["title"] for record in listed.json()["data"]] == ["note 5", "fresh"]
+    assert listed.json()["meta"]["total"] == 2
