@@ -9,6 +9,7 @@ queries share one connection and the abandoned task releases it when the server 
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections.abc import Coroutine
 from typing import Any, TypeVar
@@ -27,12 +28,20 @@ async def within(seconds: float, work: Coroutine[Any, Any, T]) -> T:
     """The result of `work`; `ServiceUnavailable` when it takes longer than `seconds` or when the
     database is unreachable. Any other exception of `work` propagates unchanged."""
     task = asyncio.ensure_future(work)
+    loop = task.get_loop()
+    waiter = loop.create_future()  # done when the work is, or when the time is up
+    timer = loop.call_at(loop.time() + seconds, _wake, waiter)
+    wake = functools.partial(_wake, waiter)
+    task.add_done_callback(wake)
     try:
-        done, _ = await asyncio.wait({task}, timeout=seconds)
+        await waiter
     except asyncio.CancelledError:  # the client went away: so does its work
         task.cancel()
         raise
-    if not done:
+    finally:
+        timer.cancel()
+        task.remove_done_callback(wake)
+    if not task.done():
         task.cancel()
         task.add_done_callback(_forget)
         raise ServiceUnavailable(TOO_SLOW)
@@ -42,6 +51,11 @@ async def within(seconds: float, work: Coroutine[Any, Any, T]) -> T:
         if is_unavailable(error):
             raise ServiceUnavailable(UNAVAILABLE) from error
         raise
+
+
+def _wake(waiter: asyncio.Future[None], *_: object) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
 
 
 def _forget(task: asyncio.Task[Any]) -> None:
