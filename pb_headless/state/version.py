@@ -5,6 +5,7 @@ from __future__ import annotations
 import sqlalchemy as sa
 from databases import Database
 
+from pb_headless.query.statements import fetch_fixed
 from pb_headless.tables import state
 
 _READ_VERSION = sa.select(state.c.version).where(state.c.id == 1)
@@ -12,8 +13,9 @@ _BUMP_VERSION = state.update().where(state.c.id == 1).values(version=state.c.ver
 
 
 async def read_version(database: Database) -> int:
-    version = await database.fetch_val(_READ_VERSION)
-    return int(version or 0)
+    # Compiled once per database (what /health runs on every call); a short read on SQLite.
+    rows = await fetch_fixed(database, _READ_VERSION, {})
+    return int(rows[0]["version"] or 0) if rows else 0
 
 
 async def bump_version(database: Database) -> None:
