@@ -103,7 +103,7 @@ class TrustedProxies:
         return f"{scheme}://{host}"
 
 
-@functools.lru_cache(maxsize=4096)  # a pure function of the address, asked on every request
+@functools.lru_cache(maxsize=256)  # a pure function of the address, asked on every request
 def rate_key(address: str) -> str:
     """The rate-limit bucket of an address: itself for IPv4, its /64 for IPv6 (one subscriber's
     allocation, so rotating through a prefix does not buy more requests)."""
