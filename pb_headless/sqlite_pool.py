@@ -30,9 +30,8 @@ log = logging.getLogger("pb_headless")
 KEPT_CONNECTIONS = 8  # idle connections kept per process; more are opened under load, then closed
 INLINE_BUDGET = 0.0005  # seconds a read may hold the event loop before it goes to a thread instead
 CHECK_EVERY = 500  # SQLite VM steps between two looks at the clock
-RETRY_AFTER = (
-    64  # a statement that ran over its budget runs on the thread this many times, then is tried again
-)
+# A statement that ran over its budget runs on the thread this many times, then is tried again.
+RETRY_AFTER = 64
 
 
 class KeptConnections(SQLitePool):

@@ -41,12 +41,8 @@ class RateDecision:
         }
 
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
-        """The same headers as ASGI carries them (lower-case names, bytes)."""
-        return [
-            (b"x-ratelimit-limit", b"%d" % self.limit),
-            (b"x-ratelimit-remaining", b"%d" % self.remaining),
-            (b"x-ratelimit-reset", b"%d" % self.reset),
-        ]
+        """`headers()` as ASGI carries them (lower-case names, bytes)."""
+        return [(name.lower().encode(), value.encode()) for name, value in self.headers().items()]
 
 
 class RateLimiter(Protocol):
