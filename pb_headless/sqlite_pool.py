@@ -122,6 +122,21 @@ class InlineReads:
         finally:
             self._lock.release()
 
+    def data_version(self) -> int | None:
+        """SQLite's `PRAGMA data_version`: it changes whenever another connection, of this process or
+        any other, commits; this one writes nothing, so it moves with every write. None when it
+        cannot be read here now."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            connection = self._connection or self._open()
+            self._deadline = time.perf_counter() + INLINE_BUDGET
+            return int(connection.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            return None
+        finally:
+            self._lock.release()
+
     def close(self) -> None:
         with self._lock:
             connection, self._connection = self._connection, None
@@ -137,6 +152,11 @@ class InlineReads:
 
     def _past_deadline(self) -> int:
         return 1 if time.perf_counter() > self._deadline else 0
+
+
+def reads_inline(database: Any) -> bool:
+    """Whether this `databases.Database` reads on the loop's thread (a SQLite file with kept connections)."""
+    return getattr(getattr(database._backend, "_pool", None), "inline", None) is not None
 
 
 def _on_disk(pool: Any) -> bool:

@@ -25,6 +25,7 @@ from pb_headless.constructor import (
     transliterate,
 )
 from pb_headless.constructor.indexes import drop_indexes_on
+from pb_headless.constructor.search_index import drop_search_index
 from pb_headless.db import run_ddl
 from pb_headless.state import bump_version
 
@@ -140,6 +141,7 @@ async def update_content_table(
 
 async def delete_content_table(database: Database, table: ConstructorTable) -> None:
     """Drop the SQL table, its definition and its API tab: the object stops being served at once."""
+    await drop_search_index(database, table.name)  # SQLite would leave its FTS5 table behind
     await run_ddl(database, DropTable(table_for(table), if_exists=True))
     async with database.transaction():
         table_id = await _table_id(database, table.name)

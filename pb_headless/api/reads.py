@@ -13,7 +13,8 @@ from pb_headless.api.context import RequestContext
 from pb_headless.api.records import record_key
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
 from pb_headless.http.responses import OBJECT_CACHING, json_response
-from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, plan_show
+from pb_headless.query import fetch_list, parse_query, plan_list, plan_show
+from pb_headless.query.executor import fetch_by_key
 from pb_headless.registry import ObjectSpec
 
 PAGING_PARAMETERS = frozenset({"offset", "page"})
@@ -55,8 +56,9 @@ async def show_record(
     plan = plan_show(spec, parse_query(request.query_params.multi_items()))
     record: dict[str, Any] | None = None
     truncated: Mapping[str, Any] = {}
-    if record_key(spec, record_id) is not None:
-        record, truncated = await fetch_one(context.database, spec, plan, record_id, context.dialect)
+    key = record_key(spec, record_id)
+    if key is not None:
+        record, truncated = await fetch_by_key(context.database, spec, plan, key, context.dialect)
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     return json_response({"data": record}, headers=truncation_headers(truncated), cache=OBJECT_CACHING)

@@ -8,12 +8,10 @@ Every read of a constructor table narrows to `published` rows, so every index le
 | (published, f) per filterable/sortable | `filter[f]=…`, `sort=f`, the filtered count           |
 | (published, f, s) per filterable f and sortable s (at most `MAX_PAIRS`) | a filter with a sort |
 
-Searchable fields get none on SQLite and MariaDB: a B-tree cannot serve "contains". On PostgreSQL,
-when the `pg_trgm` extension is installed (or the database user may install it), each searchable
-field gets a trigram index on `lower(field)`, which serves `search` and `like` and their counts.
-MariaDB cannot index TEXT columns or
-keys over 3072 bytes without a prefix, so such fields are left out there. An index that cannot be
-made is logged and skipped: the table is still published, only slower.
+Searchable fields get none of these: a B-tree cannot serve "contains" (on SQLite the search index
+of constructor/search_index.py does). MariaDB cannot index TEXT columns or keys over 3072 bytes
+without a prefix, so such fields are left out there. An index that cannot be made is logged and
+skipped: the table is still published, only slower.
 """
 
 from __future__ import annotations
@@ -27,6 +25,7 @@ from databases import Database
 from sqlalchemy.schema import CreateIndex
 
 from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ApiTab, ConstructorTable
+from pb_headless.constructor.search_index import drop_search_index
 from pb_headless.db import dialect_name, run_ddl
 
 log = logging.getLogger("pb_headless")
@@ -74,30 +73,6 @@ async def ensure_indexes(
         made.add(str(index.name))
 
 
-def _trigram_index(table: sa.Table, name: str) -> sa.Index:
-    folded = sa.func.lower(table.c[name]).label("folded")
-    return sa.Index(
-        _name(table.name, ("trgm", name)),
-        folded,
-        postgresql_using="gin",
-        postgresql_ops={"folded": "gin_trgm_ops"},
-    )
-
-
-async def _has_trigrams(database: Database, made: set[str]) -> bool:
-    """Whether `pg_trgm` is there, installing it when the database user may (asked once per process)."""
-    if "pg_trgm" in made:
-        return True
-    try:
-        await database.execute("CREATE EXTENSION IF NOT EXISTS pg_trgm")
-    except Exception as error:
-        log.info("pb_headless: pg_trgm is not available, search is not indexed: %s", error)
-    found = await database.fetch_val("SELECT count(*) FROM pg_extension WHERE extname = 'pg_trgm'")
-    if found:
-        made.add("pg_trgm")
-    return bool(found)
-
-
 def _usable(table: sa.Table, names: tuple[str, ...], dialect: str) -> list[str]:
     return [
         name
@@ -139,6 +114,7 @@ async def drop_indexes_on(database: Database, table: str, column: str) -> None:
     indexes over it go first (PostgreSQL and MariaDB drop or shrink such indexes themselves)."""
     if dialect_name(database) != "sqlite":
         return
+    await drop_search_index(database, table)  # its triggers name the column; remade at the next publication
     query = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = :table"
     made = _made.setdefault(database, set())
     for row in await database.fetch_all(query, {"table": table}):

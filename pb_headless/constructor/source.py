@@ -12,6 +12,7 @@ from __future__ import annotations
 import inspect
 import logging
 from collections.abc import Awaitable, Callable, Iterable
+from dataclasses import replace
 
 import sqlalchemy as sa
 from databases import Database
@@ -19,6 +20,7 @@ from databases import Database
 from pb_headless.constructor.indexes import ensure_indexes
 from pb_headless.constructor.model import ApiTab, ConstructorTable
 from pb_headless.constructor.publishing import declaration_for
+from pb_headless.constructor.search_index import ensure_search_index
 from pb_headless.constructor.store import ApiTabStore
 from pb_headless.registry.declaration import Declaration, DeclarationError
 
@@ -61,6 +63,8 @@ class ConstructorSource:
             if await _is_in_database(database, table, declaration):
                 assert declaration.table is not None
                 await ensure_indexes(database, table, declaration.table, tabs.get(table.name, ApiTab()))
+                index = await ensure_search_index(database, declaration.table, declaration.searchable)
+                declaration = replace(declaration, search_index=index)
                 published[name] = declaration
         return published
 

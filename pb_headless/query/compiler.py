@@ -13,12 +13,14 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
+from sqlalchemy.ext.compiler import compiles
 
 from pb_headless.db import casefold
 from pb_headless.fields import FieldKind
 from pb_headless.query.operators import Operator
 from pb_headless.query.parameters import record_parameter
 from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan
+from pb_headless.query.trigrams import MATCH_KEY, match_query
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 # Not a backslash: MariaDB reads a backslash inside the `ESCAPE '...'` literal as an escape itself.
@@ -26,6 +28,7 @@ LIKE_ESCAPE = "!"
 RELATION_KEY = "pb_relation_key"  # the label of the matched remote column in a relation's rows
 RELATION_POSITION = "pb_relation_position"  # a to-many row's place among the rows of its key
 DEFERRED_OFFSET = 1000  # from this offset on, a page is read through a deferred join
+AFTER_KEY = "pb_after"  # the remembered key a deep page starts from (compile_seek)
 
 _COMPARISONS: dict[Operator, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
     Operator.EQ: eq,
@@ -44,20 +47,86 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
     may add count exactly the rows the pages show.
     """
     shape = _shape(spec)
+    conditions = (
+        *(_condition(condition, dialect) for condition in plan.conditions),
+        *_search(shape.search_expressions(spec, dialect), plan.search, dialect),
+    )
+    columns = _columns(spec, plan)
+    filtered = _narrowed(spec, columns).where(*conditions).order_by(None)
+    orderings = [_ordering(order) for order in plan.order]
+    page_orderings = orderings
+    match = search_match(spec, plan, dialect)
+    if match is not None:
+        # The search index's candidates drive the count, and the page when it is in key order
+        # (candidates come in key order, so the page stops at its last record); under another order
+        # every candidate would be read and sorted, which a table read in that order beats for common terms.
+        index = sa.table(match, sa.column("rowid"), sa.column(match))
+        candidates = _narrowed(
+            spec, columns, _DrivingJoin(index, spec.table, spec.pk.column == index.c.rowid)
+        )
+        candidates = candidates.where(
+            index.c[match].op("MATCH")(sa.bindparam(MATCH_KEY, match_query(plan.search), sa.String())),
+            *conditions,
+        )
+        count = sa.select(sa.func.count()).select_from(candidates.subquery())
+        if in_key_order(spec, plan):
+            filtered = candidates
+            page_orderings = [
+                index.c.rowid.desc() if o.descending else index.c.rowid.asc() for o in plan.order
+            ]
+    else:
+        count = sa.select(sa.func.count()).select_from(filtered.subquery())
+    if is_deferred(spec, plan, dialect):
+        return _deferred_page(spec, plan, filtered, page_orderings, orderings), count
+    page = filtered.order_by(*page_orderings).limit(plan.limit).offset(plan.offset)
+    return page, count
+
+
+def compile_seek(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Select[Any], ...]:
+    """For a deep page in key order (query/positions.py), the statements that count rows from a
+    remembered key instead of the first: the key `offset` rows from the start; the key `offset` rows
+    after the key `AFTER_KEY`; and the page `offset` rows after that key."""
+    key = spec.pk.column
+    ordering = key.desc() if plan.order[0].descending else key.asc()
+    after = sa.bindparam(AFTER_KEY, None, key.type)
     filtered = (
-        _narrowed(spec, _columns(spec, plan))
+        _narrowed(spec, [key])
         .where(
             *(_condition(condition, dialect) for condition in plan.conditions),
-            *_search(shape.search_expressions(spec, dialect), plan.search, dialect),
+            *_search(_shape(spec).search_expressions(spec, dialect), plan.search, dialect),
         )
         .order_by(None)
     )
-    count = sa.select(sa.func.count()).select_from(filtered.subquery())
-    orderings = [_ordering(order) for order in plan.order]
-    if is_deferred(spec, plan, dialect):
-        return _deferred_page(spec, plan, filtered, orderings), count
-    page = filtered.order_by(*orderings).limit(plan.limit).offset(plan.offset)
-    return page, count
+    following = filtered.where(key < after if plan.order[0].descending else key > after)
+    return (
+        filtered.order_by(ordering).limit(plan.limit).offset(plan.offset),
+        following.order_by(ordering).limit(plan.limit).offset(plan.offset),
+        _deferred_page(spec, plan, following, [ordering], [ordering]),
+    )
+
+
+def in_key_order(spec: ObjectSpec, plan: ListPlan) -> bool:
+    return all(order.field.column is spec.pk.column for order in plan.order)
+
+
+def search_match(spec: ObjectSpec, plan: ListPlan, dialect: str) -> str | None:
+    """The search index that gives this plan's candidates (its name), if one does."""
+    if spec.search_index is None or dialect != "sqlite" or spec.query is not None or not plan.search:
+        return None
+    return spec.search_index if match_query(plan.search) is not None else None
+
+
+class _DrivingJoin(sa.sql.expression.Join):
+    """`a CROSS JOIN b ON …`: SQLite keeps `a` (the search index) as the outer loop, as asked. Left to
+    choose, it scans the table by an index of its own and asks the search index once per row."""
+
+    inherit_cache = True
+
+
+@compiles(_DrivingJoin, "sqlite")
+def _cross_join(element: _DrivingJoin, compiler: Any, **kw: Any) -> str:
+    # The left side is one table, whose name holds no space: the first " JOIN " is this join's.
+    return str(compiler.visit_join(element, **kw)).replace(" JOIN ", " CROSS JOIN ", 1)
 
 
 def is_deferred(spec: ObjectSpec, plan: ListPlan, dialect: str) -> bool:
@@ -73,12 +142,17 @@ def is_deferred(spec: ObjectSpec, plan: ListPlan, dialect: str) -> bool:
 
 
 def _deferred_page(
-    spec: ObjectSpec, plan: ListPlan, filtered: sa.Select[Any], orderings: Sequence[sa.UnaryExpression[Any]]
+    spec: ObjectSpec,
+    plan: ListPlan,
+    filtered: sa.Select[Any],
+    inner: Sequence[sa.UnaryExpression[Any]],
+    orderings: Sequence[sa.UnaryExpression[Any]],
 ) -> sa.Select[Any]:
     """`SELECT … FROM t JOIN (SELECT key FROM t WHERE … ORDER BY … LIMIT … OFFSET …) ON key`: a join
-    rather than `key IN (…)`, which MariaDB refuses with a LIMIT inside."""
+    rather than `key IN (…)`, which MariaDB refuses with a LIMIT inside. `inner` orders the keys (the
+    search index's own order, when it drives), `orderings` the page."""
     key = spec.pk.column
-    keys = filtered.with_only_columns(key).order_by(*orderings).limit(plan.limit).offset(plan.offset)
+    keys = filtered.with_only_columns(key).order_by(*inner).limit(plan.limit).offset(plan.offset)
     found = keys.subquery("pb_page")
     joined = spec.table.join(found, key == found.c[key.name])
     return sa.select(*_columns(spec, plan)).select_from(joined).order_by(*orderings)
@@ -150,8 +224,14 @@ def _shape(spec: ObjectSpec) -> _Shape:
     return shape
 
 
-def _narrowed(spec: ObjectSpec, columns: Sequence[sa.Column[Any]]) -> sa.Select[Any]:
-    base = sa.select(*columns).select_from(spec.table).where(*_shape(spec).published)
+def _narrowed(
+    spec: ObjectSpec, columns: Sequence[sa.Column[Any]], source: sa.FromClause | None = None
+) -> sa.Select[Any]:
+    base = (
+        sa.select(*columns)
+        .select_from(spec.table if source is None else source)
+        .where(*_shape(spec).published)
+    )
     return spec.query(base) if spec.query is not None else base
 
 

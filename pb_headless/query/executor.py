@@ -12,6 +12,7 @@ from pb_headless.errors import ValidationFailed
 from pb_headless.query.compiler import RELATION_KEY, compile_list, compile_show, relation_select
 from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.planner import ListPlan, ShowPlan
+from pb_headless.query.positions import positions_of
 from pb_headless.query.render import Row, render_record, render_records
 from pb_headless.query.statements import Prepared, list_statements, plan_values, show_statement
 from pb_headless.query.totals import seen_data_version, totals_of
@@ -29,6 +30,7 @@ async def fetch_list(
         raise ValidationFailed(plan.details)
     prepared = list_statements(database, spec, plan, dialect)
     fetch_page: Callable[[], Awaitable[Sequence[Any]]]
+    rows: Sequence[Row] | None = None
     if prepared is None:
         page, count = compile_list(spec, plan, dialect)
         fetch_page = functools.partial(database.fetch_all, page)
@@ -40,7 +42,10 @@ async def fetch_list(
         count_arguments = prepared.count.arguments(values)
         count_all = functools.partial(_count_prepared, database, prepared.count, count_arguments)
         count_key = (prepared.count.sql, _hashable(count_arguments))
-    rows: Sequence[Row] = await fetch_page() if plan.limit > 0 else []
+        if dialect == "sqlite":
+            rows = await positions_of(database).page(database, spec, plan, dialect, values)
+    if rows is None:
+        rows = await fetch_page() if plan.limit > 0 else []
     if rows and len(rows) < plan.limit:
         total = plan.offset + len(rows)  # a short, non-empty page is the last one: no count needed
     elif not rows and plan.offset == 0 and plan.limit > 0:
@@ -48,7 +53,8 @@ async def fetch_list(
     elif count_key is None:
         total = await count_all()
     else:
-        total = await totals_of(database).total(count_key, seen_data_version(), count_all)
+        version, exact = _count_version(database)
+        total = await totals_of(database).total(count_key, version, count_all, exact)
     records = render_records(rows, plan.fields)
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
     return records, total, truncated
@@ -63,6 +69,13 @@ async def fetch_one(
         pk_value = convert(spec.pk, pk_raw)
     except ConversionError:
         return None, {}
+    return await fetch_by_key(database, spec, plan, pk_value, dialect)
+
+
+async def fetch_by_key(
+    database: Database, spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str
+) -> tuple[dict[str, Any] | None, Truncated]:
+    """`fetch_one` for a key already converted by the key's kind."""
     prepared = show_statement(database, spec, plan, pk_value, dialect)
     if prepared is None:
         row: Row | None = await database.fetch_one(compile_show(spec, plan, pk_value, dialect))
@@ -83,6 +96,19 @@ async def _count(database: Database, count: Any) -> int:
 async def _count_prepared(database: Database, count: Prepared, arguments: Any) -> int:
     rows = await count.fetch(database, arguments)
     return int(next(iter(rows[0].values())) or 0) if rows else 0
+
+
+def _count_version(database: Database) -> tuple[Hashable | None, bool]:
+    """What a kept count must have been taken at: the library's data version and, on SQLite, the
+    database's own (then the count is exact whoever writes; query/totals.py)."""
+    seen = seen_data_version()
+    if seen is None:
+        return None, False
+    inline = getattr(getattr(database._backend, "_pool", None), "inline", None)
+    written = None if inline is None else inline.data_version()
+    if written is None:
+        return seen, False
+    return (seen, written), True
 
 
 def _hashable(arguments: Any) -> Hashable:

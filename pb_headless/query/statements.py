@@ -11,22 +11,33 @@ with a `query` narrowing, which may read the clock) is run the ordinary way ever
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
+from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.db import dialect_of
-from pb_headless.query.compiler import compile_list, compile_show, is_deferred
+from pb_headless.query.compiler import (
+    AFTER_KEY,
+    compile_list,
+    compile_seek,
+    compile_show,
+    is_deferred,
+    search_match,
+)
 from pb_headless.query.parameters import recording
 from pb_headless.query.planner import ListPlan, ShowPlan
+from pb_headless.query.trigrams import MATCH_KEY, match_query
 from pb_headless.registry.spec import ObjectSpec
 
-LIMIT, OFFSET = "limit", "offset"
+LIMIT, OFFSET, SEARCH, AFTER = "limit", "offset", "search", "after"
+T = TypeVar("T")
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,19 +77,29 @@ class Prepared:
         keys, processors = self.keys, self.processors
         if not any(processors):
             return [dict(zip(keys, row, strict=True)) for row in rows]
-        return [
-            {
-                key: value if process is None or value is None else process(value)
-                for key, process, value in zip(keys, processors, row, strict=True)
-            }
-            for row in rows
-        ]
+        return [self.processed(row) for row in rows]
+
+    def processed(self, row: Sequence[Any]) -> dict[str, Any]:
+        """One row as the driver gave it, by column name, each value converted by its type."""
+        return {
+            key: value if process is None or value is None else process(value)
+            for key, process, value in zip(self.keys, self.processors, row, strict=True)
+        }
 
 
 @dataclass(frozen=True, slots=True)
 class ListStatements:
     page: Prepared
     count: Prepared
+
+
+@dataclass(frozen=True, slots=True)
+class SeekStatements:
+    """A deep page in key order from a remembered key (query/positions.py, compiler.compile_seek)."""
+
+    first: Prepared  # the key `offset` rows from the start
+    following: Prepared  # the key `offset` rows after `after`
+    page: Prepared  # the page `offset` rows after `after`
 
 
 _shapes: WeakKeyDictionary[ObjectSpec, dict[tuple[Any, ...], Any]] = WeakKeyDictionary()
@@ -98,7 +119,7 @@ def plan_values(plan: ShowPlan, pk_value: Any = None) -> dict[int | str, Any]:
     values.extend(getattr(plan, "search", ()))
     slots: dict[int | str, Any] = dict(enumerate(values))
     if isinstance(plan, ListPlan):
-        slots[LIMIT], slots[OFFSET] = plan.limit, plan.offset
+        slots[LIMIT], slots[OFFSET], slots[SEARCH] = plan.limit, plan.offset, plan.search
     return slots
 
 
@@ -106,8 +127,22 @@ def list_statements(
     database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
 ) -> ListStatements | None:
     """The page and count statements of this plan's shape, compiled on first use; None: not reusable."""
-    key = ("list", dialect, _shape_of(plan), is_deferred(spec, plan, dialect))
+    key = (
+        "list",
+        dialect,
+        _shape_of(plan),
+        is_deferred(spec, plan, dialect),
+        search_match(spec, plan, dialect),
+    )
     return _cached(spec, key, lambda: _prepare_list(database, spec, plan, dialect))
+
+
+def seek_statements(
+    database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
+) -> SeekStatements | None:
+    return _cached(
+        spec, ("seek", dialect, _shape_of(plan)), lambda: _prepare_seek(database, spec, plan, dialect)
+    )
 
 
 def show_statement(
@@ -161,6 +196,7 @@ def _prepare_list(
     slots = _slots(notes, values)
     if slots is None:
         return None
+    slots[MATCH_KEY] = (SEARCH, match_query)  # present only when the search index gives candidates
     page_slots = {**slots, **_paging_slots(page)}
     prepared_page = _prepare(database, page, page_slots)
     prepared_count = _prepare(database, count, slots)
@@ -169,6 +205,23 @@ def _prepare_list(
     # A count reads every matching row: never on the loop's thread (SQLite's count of a whole table is
     # one step that no budget can interrupt).
     return ListStatements(prepared_page, replace(prepared_count, quick=False))
+
+
+def _prepare_seek(
+    database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
+) -> SeekStatements | None:
+    with recording() as notes:
+        statements = compile_seek(spec, plan, dialect)
+    slots = _slots(notes, plan_values(plan))
+    if slots is None:
+        return None
+    slots[AFTER_KEY] = (AFTER, None)
+    prepared = [
+        _prepare(database, statement, {**slots, **_paging_slots(statement)}) for statement in statements
+    ]
+    if any(found is None for found in prepared):
+        return None
+    return SeekStatements(*cast("list[Prepared]", prepared))
 
 
 def _prepare_show(
@@ -265,13 +318,13 @@ async def _run(
 ) -> Sequence[Sequence[Any]]:
     """Runs on the request's connection (the one `database.connection()` gives this task); on SQLite
     a quick read outside a transaction is first tried on the loop's thread (sqlite_pool.InlineReads)."""
-    connection = database.connection()
     if quick and style == "qmark":
-        inline = getattr(getattr(database._backend, "_pool", None), "inline", None)
-        if inline is not None and not _in_transaction(connection):
+        inline = getattr(getattr(database._backend, "_pool", None), "inline", None)  # see reads_inline
+        if inline is not None and not _in_transaction(_existing_connection(database)):
             rows = inline.fetchall(sql, arguments)
             if rows is not None:
                 return rows
+    connection = database.connection()
     async with connection:
         lock = getattr(connection, "_query_lock", None) or contextlib.nullcontext()
         async with lock:
@@ -283,6 +336,14 @@ async def _run(
             async with raw.cursor() as cursor:
                 await cursor.execute(sql, arguments)
                 return await cursor.fetchall()
+
+
+def _existing_connection(database: Database) -> Any:
+    """The connection this task already has, without making one (as `database.connection()` would)."""
+    if database._global_connection is not None:  # force_rollback: one connection for every task
+        return database._global_connection
+    task = asyncio.current_task()
+    return None if task is None else database._connection_map.get(task)
 
 
 def _in_transaction(connection: Any) -> bool:
@@ -300,7 +361,8 @@ class Row(dict):
         return self
 
 
-_fixed: WeakKeyDictionary[Database, dict[int, Prepared | None]] = WeakKeyDictionary()
+_fixed: WeakKeyDictionary[Database, dict[Any, Any]] = WeakKeyDictionary()
+KEPT_BUILT = 256  # results of `fetch_fixed_built` kept per statement and database, newest use last
 
 
 async def fetch_fixed(database: Database, statement: sa.Select[Any], values: Mapping[str, Any]) -> list[Row]:
@@ -309,6 +371,39 @@ async def fetch_fixed(database: Database, statement: sa.Select[Any], values: Map
     For the statements every request runs (the token look-up): `statement` must be the same object
     each time (a module constant), `values` gives each bindparam by name.
     """
+    prepared = _fixed_prepared(database, statement, values)
+    if prepared is None:  # this statement cannot be kept compiled
+        return [Row(row._mapping) for row in await database.fetch_all(statement, dict(values))]
+    return [Row(row) for row in await prepared.fetch(database, prepared.arguments(values))]
+
+
+async def fetch_fixed_built(
+    database: Database, statement: sa.Select[Any], values: Mapping[str, Any], build: Callable[[Row], T]
+) -> list[T]:
+    """`build(row)` for each row of `fetch_fixed`, kept per row as the database gave it: a row read
+    again (the same token, the same versions) is not converted and built again. `build` must be a
+    pure function of the row."""
+    prepared = _fixed_prepared(database, statement, values)
+    if prepared is None:
+        return [build(row) for row in await fetch_fixed(database, statement, values)]
+    kept: OrderedDict[tuple[Any, ...], T] = _fixed[database].setdefault((id(statement), build), OrderedDict())
+    built = []
+    for raw in await _run(database, prepared.style, prepared.sql, prepared.arguments(values), prepared.quick):
+        key = tuple(raw)
+        found = kept.get(key)
+        if found is None:
+            found = kept[key] = build(Row(prepared.processed(raw)))
+            while len(kept) > KEPT_BUILT:
+                kept.popitem(last=False)
+        else:
+            kept.move_to_end(key)
+        built.append(found)
+    return built
+
+
+def _fixed_prepared(
+    database: Database, statement: sa.Select[Any], values: Mapping[str, Any]
+) -> Prepared | None:
     compiled = _fixed.get(database)
     if compiled is None:
         compiled = _fixed[database] = {}
@@ -321,9 +416,7 @@ async def fetch_fixed(database: Database, statement: sa.Select[Any], values: Map
             if parameter.key in values
         }
         prepared = compiled[id(statement)] = _prepare(database, statement, slots, constants=True)
-    if not isinstance(prepared, Prepared):  # None: this statement cannot be kept compiled
-        return [Row(row._mapping) for row in await database.fetch_all(statement, dict(values))]
-    return [Row(row) for row in await prepared.fetch(database, prepared.arguments(values))]
+    return prepared if isinstance(prepared, Prepared) else None
 
 
 def _named_binds(statement: sa.Select[Any]) -> list[sa.BindParameter[Any]]:

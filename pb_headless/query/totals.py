@@ -7,6 +7,10 @@ made through the API, on every instance. A write that bypasses the library (the 
 migration, another program) does not move the version: a count older than `STALE_AFTER` seconds
 (or 20 times as long as it took to count, when that is longer) is taken again in the background by
 the next request that needs it, and served from then on (docs/performance.md).
+
+On SQLite the version also holds SQLite's own `PRAGMA data_version`, which moves with every commit of
+any connection (query/positions.py): a write that bypasses the library makes the next request count
+again, so counts are exact there and need no time bound.
 """
 
 from __future__ import annotations
@@ -45,18 +49,27 @@ class Totals:
     """
 
     def __init__(self) -> None:
-        self._counts: OrderedDict[Hashable, tuple[int, float, int, float]] = OrderedDict()
-        self._running: dict[tuple[Hashable, int], asyncio.Future[int]] = {}
+        self._counts: OrderedDict[Hashable, tuple[Hashable, float, int, float]] = OrderedDict()
+        self._running: dict[tuple[Hashable, Hashable], asyncio.Future[int]] = {}
         self._background: set[asyncio.Task[int]] = set()
 
-    async def total(self, key: Hashable, version: int | None, count: Callable[[], Awaitable[int]]) -> int:
+    async def total(
+        self,
+        key: Hashable,
+        version: Hashable | None,
+        count: Callable[[], Awaitable[int]],
+        exact: bool = False,
+    ) -> int:
+        """The count of `key` at `version`; `exact`: the version moves with every write, whoever
+        makes it, so a kept count never needs the time bound."""
         if version is None:
             return await count()
         found = self._counts.get(key)
         if found is not None and found[0] == version:
             self._counts.move_to_end(key)
             age, took = time.monotonic() - found[1], found[3]
-            if age >= max(STALE_AFTER, RECOUNT_FACTOR * took) and (key, version) not in self._running:
+            stale = not exact and age >= max(STALE_AFTER, RECOUNT_FACTOR * took)
+            if stale and (key, version) not in self._running:
                 self._recount_later(key, version, count)
             return found[2]
         running = self._running.get((key, version))
@@ -69,7 +82,7 @@ class Totals:
         while self._background:
             await asyncio.gather(*self._background, return_exceptions=True)
 
-    def _recount_later(self, key: Hashable, version: int, count: Callable[[], Awaitable[int]]) -> None:
+    def _recount_later(self, key: Hashable, version: Hashable, count: Callable[[], Awaitable[int]]) -> None:
         # Its own task, so it runs on a connection of its own, not the request's.
         loop = asyncio.get_running_loop()
         self._running[(key, version)] = loop.create_future()  # taken before the task first runs
@@ -82,7 +95,7 @@ class Totals:
         if not task.cancelled() and task.exception() is not None:
             log.warning("pb_headless: a background recount failed: %s", task.exception())
 
-    async def _count(self, key: Hashable, version: int, count: Callable[[], Awaitable[int]]) -> int:
+    async def _count(self, key: Hashable, version: Hashable, count: Callable[[], Awaitable[int]]) -> int:
         future = self._running.get((key, version))  # set already when this is a background recount
         if future is None:
             future = self._running[(key, version)] = asyncio.get_running_loop().create_future()

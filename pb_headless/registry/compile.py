@@ -120,6 +120,7 @@ def compile_object(
         validator=publication.validator,
         audit_columns={name: table.c[name] for name in AUDIT_COLUMNS if name in table.c},
         defaults=ModelDefaults.of(table),
+        search_index=declaration.search_index,
     )
 
 

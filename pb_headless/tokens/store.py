@@ -12,7 +12,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.db import as_aware, to_naive_utc, utcnow
-from pb_headless.query.statements import fetch_fixed
+from pb_headless.query.statements import fetch_fixed_built
 from pb_headless.scopes import is_valid_scope
 from pb_headless.state import bump_version
 from pb_headless.state.version import data_version_column
@@ -74,6 +74,15 @@ class TokenInfo:
             "created_at": _iso(self.created_at),
             "last_used_at": _iso(self.last_used_at),
         }
+
+
+def _lookup_of(row: Mapping[str, Any]) -> TokenLookup:
+    data_version = row["pb_data_version"]
+    return TokenLookup(
+        int(row["pb_version"]),
+        None if data_version is None else int(data_version),
+        token_from_row(row) if row["id"] is not None else None,
+    )
 
 
 def token_from_row(row: Mapping[str, Any]) -> TokenInfo:
@@ -225,16 +234,9 @@ class TokenStore:
         """The token of a plain value and the two shared versions, in one round trip: what every
         request needs before anything else (which compiled snapshot applies, which kept counts hold).
         The statement is compiled once per database (`query/statements.py`)."""
-        rows = await fetch_fixed(self.database, _VERSIONS_AND_TOKEN, {"token_hash": hash_token(plain)})
-        if not rows:  # not installed: no version, no token
-            return TokenLookup(0, None, None)
-        found = rows[0]
-        data_version = found["pb_data_version"]
-        return TokenLookup(
-            int(found["pb_version"]),
-            None if data_version is None else int(data_version),
-            token_from_row(found) if found["id"] is not None else None,
-        )
+        values = {"token_hash": hash_token(plain)}
+        found = await fetch_fixed_built(self.database, _VERSIONS_AND_TOKEN, values, _lookup_of)
+        return found[0] if found else TokenLookup(0, None, None)  # none: not installed
 
     async def touch(self, token: TokenInfo, now: datetime | None = None) -> None:
         """Record use, at most once a minute per token (the WHERE keeps concurrent writers to one)."""

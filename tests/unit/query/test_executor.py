@@ -10,7 +10,7 @@ from databases import Database
 
 from pb_headless.db import prepare
 from pb_headless.errors import ValidationFailed
-from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, plan_show
+from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, plan_show, statements
 from pb_headless.registry.spec import ObjectSpec
 
 
@@ -32,21 +32,26 @@ class CountingDatabase:
         self.statements += 1
         return await self.database.fetch_val(statement)
 
-    def connection(self) -> Any:
-        self.statements += 1  # a statement compiled once runs on the request's connection itself
-        return self.database.connection()
-
     def __getattr__(self, name: str) -> Any:
         return getattr(self.database, name)
 
 
 @pytest.fixture
-async def database(sqlite_url: str) -> AsyncIterator[CountingDatabase]:
+async def database(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[CountingDatabase]:
     database = Database(sqlite_url)
     prepare(database)
     await database.connect()
+    counting = CountingDatabase(database)
+    run = statements._run
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        # A statement compiled once runs here: on the loop's thread, or on the request's connection.
+        counting.statements += 1
+        return await run(*args, **kwargs)
+
+    monkeypatch.setattr(statements, "_run", counted)
     try:
-        yield CountingDatabase(database)
+        yield counting
     finally:
         await database.disconnect()
 

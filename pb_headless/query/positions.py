@@ -1,0 +1,132 @@
+"""Deep pages in key order on SQLite, started from remembered keys (docs/performance.md, "Deep pages").
+
+`offset=900000` makes SQLite step over 900,000 index entries before the page: some 25 ms of CPU on
+a million rows, on every such request. Instead, the first request that goes deep notes the key found
+every `STEP` rows on its way (each step is one short read: the key `STEP - 1` rows after the last),
+and later requests start from the nearest noted key: `key > noted ... OFFSET (offset - its place)`,
+fewer than `STEP` rows to step over.
+
+The noted keys are exact only while the data is as it was. SQLite's `PRAGMA data_version`, read on a
+connection that writes nothing, moves with every commit made by any connection of any process, the
+host's own SQL included: the keys are kept with the version they were found at, used only while it
+is unchanged (read again after the page, so a write that lands meanwhile is seen too), and noted
+anew after a write. Only pages in key order (the default `sort`) without the search index are served
+this way; other orders and other databases read their deep pages through the deferred join.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import OrderedDict
+from collections.abc import Hashable, Sequence
+from typing import Any
+from weakref import WeakKeyDictionary
+
+from databases import Database
+
+from pb_headless.query.compiler import DEFERRED_OFFSET, in_key_order, search_match
+from pb_headless.query.planner import ListPlan
+from pb_headless.query.statements import AFTER, LIMIT, OFFSET, SeekStatements, seek_statements
+from pb_headless.registry.spec import ObjectSpec
+
+STEP = 1000  # rows between two noted keys: the most a deep page steps over
+KEPT = 64  # noted key lists per process and database (distinct filters), newest use last
+YIELD_EVERY = 32  # noting steps between two turns of the event loop for other requests
+
+
+class _Noted:
+    __slots__ = ("complete", "keys", "version")
+
+    def __init__(self, version: int) -> None:
+        self.version = version
+        self.keys: list[Any] = []  # keys[i]: the key (i + 1) * STEP - 1 rows from the start
+        self.complete = False  # the last key is noted: there are no more STEP rows after it
+
+
+class Positions:
+    def __init__(self) -> None:
+        self._noted: OrderedDict[Hashable, _Noted] = OrderedDict()
+
+    async def page(
+        self, database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str, values: dict[Any, Any]
+    ) -> Sequence[Any] | None:
+        """The page's rows, started from a noted key; None when this page is not served this way."""
+        inline = _inline(database)
+        if inline is None or plan.offset < max(STEP, DEFERRED_OFFSET) or plan.limit <= 0:
+            return None
+        if not in_key_order(spec, plan) or search_match(spec, plan, dialect) is not None:
+            return None
+        statements = seek_statements(database, spec, plan, dialect)
+        version = inline.data_version()
+        if statements is None or version is None:
+            return None
+        key = (statements.following.sql, _filters(values))
+        noted = self._noted.get(key)
+        if noted is None or noted.version != version:
+            noted = _Noted(version)
+        wanted = plan.offset // STEP
+        await _note(database, statements, noted, wanted, values, spec.pk.name)
+        self._keep(key, noted)
+        place = min(wanted, len(noted.keys))
+        if place == 0:
+            return None
+        arguments = {**values, AFTER: noted.keys[place - 1], OFFSET: plan.offset - place * STEP}
+        rows = await statements.page.fetch(database, statements.page.arguments(arguments))
+        if inline.data_version() != version:
+            self._noted.pop(key, None)
+            return None  # written meanwhile: the page is read the ordinary way
+        return rows
+
+    def _keep(self, key: Hashable, noted: _Noted) -> None:
+        self._noted[key] = noted
+        self._noted.move_to_end(key)
+        while len(self._noted) > KEPT:
+            self._noted.popitem(last=False)
+
+
+async def _note(
+    database: Database,
+    statements: SeekStatements,
+    noted: _Noted,
+    wanted: int,
+    values: dict[Any, Any],
+    pk: str,
+) -> None:
+    """Note keys until `wanted` are noted or the rows run out."""
+    steps = 0
+    while len(noted.keys) < wanted and not noted.complete:
+        if noted.keys:
+            statement, arguments = statements.following, {**values, AFTER: noted.keys[-1]}
+        else:
+            statement, arguments = statements.first, dict(values)
+        arguments[LIMIT], arguments[OFFSET] = 1, STEP - 1
+        rows = await statement.fetch(database, statement.arguments(arguments))
+        if not rows:
+            noted.complete = True
+            break
+        noted.keys.append(rows[0][pk])
+        steps += 1
+        if steps % YIELD_EVERY == 0:
+            await asyncio.sleep(0)
+
+
+def _filters(values: dict[Any, Any]) -> Hashable:
+    return tuple((slot, _hashable(value)) for slot, value in values.items() if slot not in (LIMIT, OFFSET))
+
+
+def _hashable(value: Any) -> Hashable:
+    return tuple(value) if isinstance(value, list) else value
+
+
+def _inline(database: Database) -> Any:
+    return getattr(getattr(database._backend, "_pool", None), "inline", None)
+
+
+_positions: WeakKeyDictionary[Database, Positions] = WeakKeyDictionary()
+
+
+def positions_of(database: Database) -> Positions:
+    found = _positions.get(database)
+    if found is None:
+        found = _positions[database] = Positions()
+    return found
