@@ -154,9 +154,15 @@ class InlineReads:
         return 1 if time.perf_counter() > self._deadline else 0
 
 
+def inline_reads(database: Any) -> InlineReads | None:
+    """The loop-thread reader of this `databases.Database`: there is one for a SQLite file with kept
+    connections, none otherwise."""
+    return getattr(getattr(database._backend, "_pool", None), "inline", None)
+
+
 def reads_inline(database: Any) -> bool:
     """Whether this `databases.Database` reads on the loop's thread (a SQLite file with kept connections)."""
-    return getattr(getattr(database._backend, "_pool", None), "inline", None) is not None
+    return inline_reads(database) is not None
 
 
 def _on_disk(pool: Any) -> bool:

@@ -46,11 +46,7 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
     The count wraps the filtered select as a subquery, so joins, DISTINCT or GROUP BY that `query`
     may add count exactly the rows the pages show.
     """
-    shape = _shape(spec)
-    conditions = (
-        *(_condition(condition, dialect) for condition in plan.conditions),
-        *_search(shape.search_expressions(spec, dialect), plan.search, dialect),
-    )
+    conditions = _conditions(spec, plan, dialect)
     columns = _columns(spec, plan)
     filtered = _narrowed(spec, columns).where(*conditions).order_by(None)
     orderings = [_ordering(order) for order in plan.order]
@@ -89,19 +85,20 @@ def compile_seek(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
     key = spec.pk.column
     ordering = key.desc() if plan.order[0].descending else key.asc()
     after = sa.bindparam(AFTER_KEY, None, key.type)
-    filtered = (
-        _narrowed(spec, [key])
-        .where(
-            *(_condition(condition, dialect) for condition in plan.conditions),
-            *_search(_shape(spec).search_expressions(spec, dialect), plan.search, dialect),
-        )
-        .order_by(None)
-    )
+    filtered = _narrowed(spec, [key]).where(*_conditions(spec, plan, dialect)).order_by(None)
     following = filtered.where(key < after if plan.order[0].descending else key > after)
     return (
         filtered.order_by(ordering).limit(plan.limit).offset(plan.offset),
         following.order_by(ordering).limit(plan.limit).offset(plan.offset),
         _deferred_page(spec, plan, following, [ordering], [ordering]),
+    )
+
+
+def _conditions(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.ColumnElement[Any], ...]:
+    """The plan's filters and search terms, as WHERE conditions."""
+    return (
+        *(_condition(condition, dialect) for condition in plan.conditions),
+        *_search(_shape(spec).search_expressions(spec, dialect), plan.search, dialect),
     )
 
 

@@ -17,6 +17,7 @@ from pb_headless.query.render import Row, render_record, render_records
 from pb_headless.query.statements import Prepared, list_statements, plan_values, show_statement
 from pb_headless.query.totals import seen_data_version, totals_of
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
+from pb_headless.sqlite_pool import inline_reads
 
 # Relation name → primary keys of the records whose to-many relation shows only its first records.
 Truncated = dict[str, list[Any]]
@@ -104,7 +105,7 @@ def _count_version(database: Database) -> tuple[Hashable | None, bool]:
     seen = seen_data_version()
     if seen is None:
         return None, False
-    inline = getattr(getattr(database._backend, "_pool", None), "inline", None)
+    inline = inline_reads(database)
     written = None if inline is None else inline.data_version()
     if written is None:
         return seen, False

@@ -28,6 +28,7 @@ from pb_headless.query.compiler import DEFERRED_OFFSET, in_key_order, search_mat
 from pb_headless.query.planner import ListPlan
 from pb_headless.query.statements import AFTER, LIMIT, OFFSET, SeekStatements, seek_statements
 from pb_headless.registry.spec import ObjectSpec
+from pb_headless.sqlite_pool import inline_reads
 
 STEP = 1000  # rows between two noted keys: the most a deep page steps over
 KEPT = 64  # noted key lists per process and database (distinct filters), newest use last
@@ -51,7 +52,7 @@ class Positions:
         self, database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str, values: dict[Any, Any]
     ) -> Sequence[Any] | None:
         """The page's rows, started from a noted key; None when this page is not served this way."""
-        inline = _inline(database)
+        inline = inline_reads(database)
         if inline is None or plan.offset < max(STEP, DEFERRED_OFFSET) or plan.limit <= 0:
             return None
         if not in_key_order(spec, plan) or search_match(spec, plan, dialect) is not None:
@@ -116,10 +117,6 @@ def _filters(values: dict[Any, Any]) -> Hashable:
 
 def _hashable(value: Any) -> Hashable:
     return tuple(value) if isinstance(value, list) else value
-
-
-def _inline(database: Database) -> Any:
-    return getattr(getattr(database._backend, "_pool", None), "inline", None)
 
 
 _positions: WeakKeyDictionary[Database, Positions] = WeakKeyDictionary()

@@ -35,6 +35,7 @@ from pb_headless.query.parameters import recording
 from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.query.trigrams import MATCH_KEY, match_query
 from pb_headless.registry.spec import ObjectSpec
+from pb_headless.sqlite_pool import inline_reads
 
 LIMIT, OFFSET, SEARCH, AFTER = "limit", "offset", "search", "after"
 T = TypeVar("T")
@@ -319,7 +320,7 @@ async def _run(
     """Runs on the request's connection (the one `database.connection()` gives this task); on SQLite
     a quick read outside a transaction is first tried on the loop's thread (sqlite_pool.InlineReads)."""
     if quick and style == "qmark":
-        inline = getattr(getattr(database._backend, "_pool", None), "inline", None)  # see reads_inline
+        inline = inline_reads(database)
         if inline is not None and not _in_transaction(_existing_connection(database)):
             rows = inline.fetchall(sql, arguments)
             if rows is not None:
@@ -361,7 +362,10 @@ class Row(dict):
         return self
 
 
-_fixed: WeakKeyDictionary[Database, dict[Any, Any]] = WeakKeyDictionary()
+_fixed: WeakKeyDictionary[Database, dict[int, Prepared | None]] = WeakKeyDictionary()
+_built: WeakKeyDictionary[Database, dict[tuple[int, Callable[[Any], Any]], OrderedDict[Any, Any]]] = (
+    WeakKeyDictionary()
+)
 KEPT_BUILT = 256  # results of `fetch_fixed_built` kept per statement and database, newest use last
 
 
@@ -386,7 +390,9 @@ async def fetch_fixed_built(
     prepared = _fixed_prepared(database, statement, values)
     if prepared is None:
         return [build(row) for row in await fetch_fixed(database, statement, values)]
-    kept: OrderedDict[tuple[Any, ...], T] = _fixed[database].setdefault((id(statement), build), OrderedDict())
+    kept: OrderedDict[tuple[Any, ...], T] = _built.setdefault(database, {}).setdefault(
+        (id(statement), build), OrderedDict()
+    )
     built = []
     for raw in await _run(database, prepared.style, prepared.sql, prepared.arguments(values), prepared.quick):
         key = tuple(raw)

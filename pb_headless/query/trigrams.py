@@ -81,6 +81,7 @@ def exotic_characters() -> str:
     return "".join(sorted(exotic))
 
 
+@functools.cache
 def exotic_glob() -> str:
     """A GLOB pattern true for text holding one of `exotic_characters`, runs of neighbours written as
     ranges (`Ა-Ჺ`). None is ASCII, so none is one of GLOB's own `]`, `-` or `^`."""

@@ -8,16 +8,13 @@ import sqlite3
 
 import pytest
 
-from pb_headless import ApiRegistry
 from pb_headless.constructor import (
     ApiTab,
-    ApiTabStore,
     ConstructorField,
-    ConstructorSource,
     ConstructorTable,
-    create_table,
 )
 from pb_headless.query import positions
+from tests.support.constructor import constructor_host
 
 ITEMS = ConstructorTable(
     "items", "Items", (ConstructorField("name", "string", length=50), ConstructorField("rank", "integer"))
@@ -36,15 +33,8 @@ URL = "/api/pb/v1/objects/items"
 
 @pytest.fixture
 async def site(sqlite_database, host_factory):
-    table = await create_table(sqlite_database, ITEMS)
-    await ApiTabStore(sqlite_database).save(ITEMS.name, TAB)
     rows = [{"name": f"item {n}", "rank": n % 7, "published": n % 10 != 3} for n in range(1, ROWS + 1)]
-    await sqlite_database.execute(table.insert().values(rows))
-    registry = ApiRegistry()
-    registry.add_source(ConstructorSource(lambda _: [ITEMS]))
-    host = await host_factory(sqlite_database, registry)
-    host.headers = host.auth(await host.token("*"))
-    return host
+    return await constructor_host(sqlite_database, host_factory, ITEMS, TAB, rows)
 
 
 async def published_ids(site, where="1 = 1", descending=False):

@@ -8,14 +8,11 @@ from __future__ import annotations
 import pytest
 import sqlalchemy as sa
 
-from pb_headless import ApiRegistry, install
+from pb_headless import install
 from pb_headless.constructor import (
     ApiTab,
-    ApiTabStore,
     ConstructorField,
-    ConstructorSource,
     ConstructorTable,
-    create_table,
 )
 from pb_headless.constructor.indexes import implied_indexes
 from pb_headless.db import dialect_name
@@ -23,6 +20,7 @@ from pb_headless.query import compiler, totals
 from pb_headless.sqlite_pool import reads_inline
 from pb_headless.state import read_data_version
 from pb_headless.tables import state
+from tests.support.constructor import constructor_host
 
 NOTES = ConstructorTable(
     "notes",
@@ -56,15 +54,9 @@ def note(number: int) -> dict[str, object]:
 
 @pytest.fixture
 async def site(database, host_factory):
-    table = await create_table(database, NOTES)
-    await ApiTabStore(database).save(NOTES.name, TAB)
-    await database.execute(table.insert().values([note(n) for n in range(1, ROWS + 1)]))
+    host = await constructor_host(database, host_factory, NOTES, TAB, [note(n) for n in range(1, ROWS + 1)])
     if dialect_name(database) == "postgresql":
         await database.execute(f"SELECT setval(pg_get_serial_sequence('notes', 'id'), {ROWS})")
-    registry = ApiRegistry()
-    registry.add_source(ConstructorSource(lambda _: [NOTES]))
-    host = await host_factory(database, registry)
-    host.headers = host.auth(await host.token("*"))
     return host
 
 
@@ -212,14 +204,9 @@ async def test_publishing_a_table_creates_the_indexes_its_api_tab_implies(site):
 async def test_on_sqlite_search_folds_ascii_and_other_rows_alike(
     sqlite_database, host_factory, words, expected
 ):
-    table = await create_table(sqlite_database, NOTES)
-    await ApiTabStore(sqlite_database).save(NOTES.name, TAB)
     titles = ["Straße", "strasse", "kiosk", "Новости", "news", "other"]
-    await sqlite_database.execute(table.insert().values([{"title": title, "rank": 1} for title in titles]))
-    registry = ApiRegistry()
-    registry.add_source(ConstructorSource(lambda _: [NOTES]))
-    host = await host_factory(sqlite_database, registry)
-    host.headers = host.auth(await host.token("*"))
+    rows = [{"title": title, "rank": 1} for title in titles]
+    host = await constructor_host(sqlite_database, host_factory, NOTES, TAB, rows)
     body = await listed(host, f"search={words}")
     assert [record["title"] for record in body["data"]] == expected
     assert body["meta"]["total"] == len(expected)

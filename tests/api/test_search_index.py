@@ -9,17 +9,16 @@ import sqlite3
 
 import pytest
 
-from pb_headless import ApiRegistry
 from pb_headless.constructor import (
     ApiTab,
     ApiTabStore,
     ConstructorField,
-    ConstructorSource,
     ConstructorTable,
     create_table,
 )
 from pb_headless.constructor.indexes import drop_indexes_on
 from pb_headless.query.trigrams import exotic_characters, exotic_glob, match_query
+from tests.support.constructor import constructor_host
 
 POSTS = ConstructorTable(
     "posts",
@@ -71,13 +70,8 @@ def expected(rows, terms):
 
 @pytest.fixture
 async def site(sqlite_database, host_factory):
-    await create_table(sqlite_database, POSTS)
-    await ApiTabStore(sqlite_database).save(POSTS.name, TAB)
     tables = [POSTS]  # what the host's loader gives: a test may change a definition
-    registry = ApiRegistry()
-    registry.add_source(ConstructorSource(lambda _: list(tables)))
-    host = await host_factory(sqlite_database, registry)
-    host.headers = host.auth(await host.token("*"))
+    host = await constructor_host(sqlite_database, host_factory, POSTS, TAB, tables=tables)
     host.tables = tables
     for rank, (title, body) in enumerate(TEXTS):
         created = await host.client.post(

@@ -9,15 +9,13 @@ import sqlite3
 
 import pytest
 
-from pb_headless import ApiRegistry, sqlite_pool
+from pb_headless import sqlite_pool
 from pb_headless.constructor import (
     ApiTab,
-    ApiTabStore,
     ConstructorField,
-    ConstructorSource,
     ConstructorTable,
-    create_table,
 )
+from tests.support.constructor import constructor_host
 
 NOTES = ConstructorTable(
     "notes",
@@ -41,17 +39,10 @@ URL = "/api/pb/v1/objects/notes"
 
 @pytest.fixture
 async def site(sqlite_database, host_factory):
-    table = await create_table(sqlite_database, NOTES)
-    await ApiTabStore(sqlite_database).save(NOTES.name, TAB)
     rows = [
         {"title": f"note {n}" + (" needle" if n % 1000 == 0 else ""), "rank": n} for n in range(1, ROWS + 1)
     ]
-    await sqlite_database.execute(table.insert().values(rows))
-    registry = ApiRegistry()
-    registry.add_source(ConstructorSource(lambda _: [NOTES]))
-    host = await host_factory(sqlite_database, registry)
-    host.headers = host.auth(await host.token("*"))
-    return host
+    return await constructor_host(sqlite_database, host_factory, NOTES, TAB, rows)
 
 
 def inline_of(database) -> sqlite_pool.InlineReads:

@@ -1,0 +1,36 @@
+"""A host serving constructor tables, published as a site's administration area publishes them."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from databases import Database
+
+from pb_headless import ApiRegistry
+from pb_headless.constructor import ApiTab, ApiTabStore, ConstructorSource, ConstructorTable, create_table
+from tests.support.host import Host
+
+
+async def constructor_host(
+    database: Database,
+    host_factory: Any,
+    table: ConstructorTable,
+    tab: ApiTab,
+    rows: Iterable[Mapping[str, Any]] = (),
+    tables: list[ConstructorTable] | None = None,
+) -> Host:
+    """`table` created, holding `rows`, published with `tab` and served; the host's loader gives
+    `tables` (default: just `table`) as the list is at each load, so a test may change a definition.
+    `host.headers` carries a token with every scope."""
+    created = await create_table(database, table)
+    await ApiTabStore(database).save(table.name, tab)
+    rows = list(rows)
+    if rows:
+        await database.execute(created.insert().values(rows))
+    loaded = [table] if tables is None else tables
+    registry = ApiRegistry()
+    registry.add_source(ConstructorSource(lambda _: list(loaded)))
+    host = await host_factory(database, registry)
+    host.headers = host.auth(await host.token("*"))
+    return host
