@@ -60,6 +60,25 @@ constructor_api = sa.Table(
     sa.Column("updated_at", sa.DateTime, nullable=False),
 )
 
+# The change log (docs/changes.md): one row per committed create, update or delete of a row of a
+# published table, written in the writing transaction (by triggers the library installs), so an entry
+# exists if and only if its change committed. `position` only grows; `row_key` is the primary key as text.
+changes = sa.Table(
+    "pb_changes",
+    metadata,
+    sa.Column(
+        "position",
+        sa.BigInteger().with_variant(sa.Integer, "sqlite"),
+        primary_key=True,
+        autoincrement=True,
+    ),
+    sa.Column("table_name", sa.String(64), nullable=False),
+    sa.Column("row_key", sa.String(255), nullable=False),
+    sa.Column("op", sa.String(6), nullable=False),  # create | update | delete
+    sa.Column("changed_at", sa.DateTime, nullable=False),
+    sa.Index("pb_changes_table_position", "table_name", "position"),
+)
+
 # docs/cors-and-rate-limits.md: system settings created by the installer, with their defaults.
 DEFAULT_SETTINGS: dict[str, str] = {
     "service_cors_origins": "",
