@@ -42,7 +42,7 @@ _KIND_MESSAGE = {
     FieldKind.BOOLEAN: "boolean",
     FieldKind.STRING: "string",
     FieldKind.DATE: "date",
-    FieldKind.DATETIME: "date",
+    FieldKind.DATETIME: "datetime",
     FieldKind.TIME: "time",
     FieldKind.UUID: "uuid",
 }
@@ -81,7 +81,9 @@ class FieldCheck:
             value = self.convert(raw)
         except InvalidValue:
             return None, [message(_KIND_MESSAGE.get(plan.column.kind, "string"), plan.shown_name)]
-        return value, [text for check in self.checks if (text := check(value)) is not None]
+        # An implicit check and a rule can say the same thing (`String(200)` and `max:200`): once is enough.
+        failed = [text for check in self.checks if (text := check(value)) is not None]
+        return value, list(dict.fromkeys(failed))
 
 
 def build_check(plan: FieldPlan) -> FieldCheck:

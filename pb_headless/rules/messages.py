@@ -16,7 +16,9 @@ _TEXT = {
     "email": "The {a} field must be a valid email address.",
     "url": "The {a} field must be a valid URL.",
     "uuid": "The {a} field must be a valid UUID.",
-    "date": "The {a} field must be a valid date.",
+    "date": "The {a} field must be a valid date (YYYY-MM-DD).",
+    # The accepted forms are docs/writes.md's; a client that sent `tomorrow` learns them here.
+    "datetime": "The {a} field must be a valid date and time (YYYY-MM-DDTHH:MM[:SS][+HH:MM], or YYYY-MM-DD).",
     "time": "The {a} field must be a valid time.",
     "in": "The {a} field must be one of: {n}.",
     "not_in": "The {a} field must not be one of: {n}.",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -39,7 +40,7 @@ class Validator:
 
     def validate(self, body: Mapping[str, object], *, partial: bool) -> ValidationResult:
         """Create (`partial=False`) or PATCH (`partial=True`, only the fields sent are checked)."""
-        errors: dict[str, list[str]] = {key: [NOT_WRITABLE] for key in body if key not in self._checks}
+        errors = {key: [self.not_writable(key)] for key in body if key not in self._checks}
         values: dict[str, object] = {}
         for name, check in self._checks.items():
             if name in body:
@@ -53,6 +54,11 @@ class Validator:
             else:
                 values[name] = value
         return ValidationResult(values, errors)
+
+    def not_writable(self, key: str) -> str:
+        """`is not writable`, and the writable field the client most likely meant (`titel` → `title`)."""
+        nearest = difflib.get_close_matches(key, self.writable, n=1, cutoff=0.75)
+        return f"{NOT_WRITABLE} (did you mean '{nearest[0]}'?)" if nearest else NOT_WRITABLE
 
     def json_schema(self, *, partial: bool) -> dict:
         return body_schema([self._plans[name] for name in self.writable], partial=partial)

@@ -128,14 +128,28 @@ def test_paging_numbers_are_read_from_ascii_digits(key: str) -> None:
     assert getattr(query, key) == NumberTerm(42, f"{key}=0042", 0)
 
 
+NOT_DIGITS = ["abc", "-1", "+5", "1.5", "", " 5", "1e3", "１２"]
+PAST_THE_RANGE = ["2147483648", "9" * 5000]
+
+
 @pytest.mark.parametrize(
-    "value", ["abc", "-1", "+5", "1.5", "", " 5", "1e3", "１２", "2147483648", "9" * 5000]
+    ("key", "value"),
+    [
+        *((key, value) for key in ("limit", "offset", "page") for value in NOT_DIGITS),
+        *((key, value) for key in ("offset", "page") for value in PAST_THE_RANGE),
+    ],
 )
-@pytest.mark.parametrize("key", ["limit", "offset", "page"])
 def test_a_paging_value_that_is_not_plain_digits_in_range_is_ignored_as_written(key: str, value: str) -> None:
     query = parse_query([(key, value)])
     assert getattr(query, key) is None
     assert ignored(query) == [f"{key}={value}"]
+
+
+@pytest.mark.parametrize("value", ["2147483648", "99999999999999999999", "9" * 5000])
+def test_a_limit_of_digits_past_the_range_is_the_largest_number_not_ignored(value: str) -> None:
+    query = parse_query([("limit", value)])
+    assert query.limit == NumberTerm(2**31 - 1, f"limit={value}", 0)
+    assert ignored(query) == []
 
 
 def test_the_largest_paging_number_is_two_to_the_31_minus_one() -> None:

@@ -48,7 +48,7 @@ def test_uuid_on_a_string_column_checks_the_text_form(one_field) -> None:
 def test_date_on_a_string_column_checks_yyyy_mm_dd_and_keeps_the_string(one_field) -> None:
     validator = one_field(sa.String(10), "date")
     assert validator.validate({"field": "2024-01-31"}, partial=True).values == {"field": "2024-01-31"}
-    assert errors(validator, "2024-01-32") == ["The field field must be a valid date."]
+    assert errors(validator, "2024-01-32") == ["The field field must be a valid date (YYYY-MM-DD)."]
 
 
 def test_alpha_rules_follow_laravel_unicode_letters_and_marks(one_field) -> None:

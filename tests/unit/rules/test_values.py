@@ -114,7 +114,7 @@ def test_a_date_column_takes_yyyy_mm_dd_only(one_field) -> None:
     validator = one_field(sa.Date())
     assert check(validator, "2024-02-29") == (dt.date(2024, 2, 29), [])
     for bad in ("2023-02-29", "20240101", "2024-W01-1", "2024-1-1", "2024-01-01T00:00:00", 20240101):
-        assert check(validator, bad)[1] == ["The field field must be a valid date."], bad
+        assert check(validator, bad)[1] == ["The field field must be a valid date (YYYY-MM-DD)."], bad
 
 
 def test_a_datetime_with_an_offset_is_stored_in_utc(one_field) -> None:
@@ -152,7 +152,9 @@ def test_a_datetime_column_without_timezone_stores_naive_utc(one_field) -> None:
     ],
 )
 def test_a_datetime_column_refuses_what_is_not_iso_8601(one_field, value) -> None:
-    assert check(one_field(sa.DateTime()), value)[1] == ["The field field must be a valid date."]
+    assert check(one_field(sa.DateTime()), value)[1] == [
+        "The field field must be a valid date and time (YYYY-MM-DDTHH:MM[:SS][+HH:MM], or YYYY-MM-DD)."
+    ]
 
 
 def test_a_time_column_takes_hh_mm_with_optional_seconds(one_field) -> None:
