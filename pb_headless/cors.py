@@ -34,6 +34,7 @@ log = logging.getLogger("pb_headless")
 EXPOSED_HEADERS = (
     "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, "
     "X-Truncated-Relations"
+    ", Preference-Applied"  # Prefer: handling=… (docs/query.md)
 )
 # The administration area never gets CORS headers, whatever the paths say (docs/cors-and-rate-limits.md).
 ADMIN_AREA = "mgr"

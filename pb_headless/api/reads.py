@@ -10,6 +10,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pb_headless.api.context import RequestContext
+from pb_headless.api.handling import applied_handling
 from pb_headless.api.records import record_key
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
 from pb_headless.http.responses import OBJECT_CACHING, json_response
@@ -23,6 +24,7 @@ TRUNCATED_HEADER = "X-Truncated-Relations"
 
 async def list_records(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
     plan = plan_list(spec, parse_query(request.query_params.multi_items()))
+    preference = applied_handling(request, plan.ignored)
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
     records, total, truncated = await fetch_list(context.database, spec, plan, context.dialect)
@@ -47,13 +49,15 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
         "prev": _link(address, written, max(plan.offset - plan.limit, 0)) if plan.offset > 0 else None,
     }
     body = {"data": records, "meta": meta, "links": links}
-    return json_response(body, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
+    headers = {**truncation_headers(truncated), **preference}
+    return json_response(body, headers=headers, cache=OBJECT_CACHING)
 
 
 async def show_record(
     context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
 ) -> Response:
     plan = plan_show(spec, parse_query(request.query_params.multi_items()))
+    preference = applied_handling(request, plan.ignored)
     record: dict[str, Any] | None = None
     truncated: Mapping[str, Any] = {}
     key = record_key(spec, record_id)
@@ -61,7 +65,8 @@ async def show_record(
         record, truncated = await fetch_by_key(context.database, spec, plan, key, context.dialect)
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
-    return json_response({"data": record}, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
+    headers = {**truncation_headers(truncated), **preference}
+    return json_response({"data": record}, headers=headers, cache=OBJECT_CACHING)
 
 
 def truncation_headers(truncated: Mapping[str, Any]) -> dict[str, str]:
