@@ -4,29 +4,32 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import inspect
+import contextlib
 from collections.abc import Awaitable, Callable
 
 import orjson
 from databases import Database
 
+from pb_headless.cli.checks import check_token_request
 from pb_headless.cli.database import connected, database_url
 from pb_headless.cli.output import CommandError, warn
+from pb_headless.cli.parser import PROGRAM
 from pb_headless.cli.site import site_api
 from pb_headless.settings import SettingsStore, checked_setting
-from pb_headless.tables import install
-from pb_headless.tokens import TokenInfo, TokenStore
+from pb_headless.tables import DEFAULT_SETTINGS, install
+from pb_headless.tokens import TokenError, TokenInfo, TokenStore
 
 Handler = Callable[[Database, argparse.Namespace], Awaitable[str]]
 
 
 def run(args: argparse.Namespace) -> str:
-    url = database_url(args.database)
+    url = database_url(args.database, creating=args.command == "install")
     return asyncio.run(_run(url, args))
 
 
 async def _run(url: str, args: argparse.Namespace) -> str:
-    async with connected(url) as database:
+    async with connected(url) as database, contextlib.AsyncExitStack() as cleanup:
+        args.cleanup = cleanup  # what a command opened besides the database (site.py)
         return await COMMANDS[(args.command, getattr(args, "action", None))](database, args)
 
 
@@ -36,34 +39,54 @@ async def _install(database: Database, args: argparse.Namespace) -> str:
 
 
 async def _token_create(database: Database, args: argparse.Namespace) -> str:
-    if args.user is not None:
-        await _check_user(database, args)
-    info, plain = await TokenStore(database).create(
-        args.name, args.scopes, expires_at=args.expires_at, user_id=args.user
-    )
+    await check_token_request(database, args)
+    store = TokenStore(database)
+    try:
+        info, plain = await store.create(
+            args.name, args.scopes, expires_at=args.expires_at, user_id=args.user
+        )
+    except TokenError:
+        if not await _exists(store, args.name):
+            raise
+        if not args.reissue_if_exists:
+            raise CommandError(_exists_message(args.name)) from None
+        return await _reissue_existing(store, args)
     user = f", acting as user {info.user_id}" if info.user_id else ""
     scopes = ",".join(info.scopes)
     return f"created token '{info.name}' with scopes {scopes}{user}; its value, shown once:\n{plain}"
 
 
-async def _check_user(database: Database, args: argparse.Namespace) -> None:
-    """A token naming a user the host does not know would answer 401 forever: ask the host first."""
-    api = await site_api(database, args, purpose="check --user")
-    loader = api.user_loader if api is not None else None
-    if loader is None:
-        warn(
-            f"user id '{args.user}' is not checked: no host user loader (set PB_APP or --app to the "
-            "host's console hook; see docs/console-script.md)"
-        )
-        return
-    user = loader(args.user)
-    if inspect.isawaitable(user):
-        user = await user
-    if user is None:
-        raise CommandError(
-            f"no active user with id '{args.user}': the host's user loader found none (deleted, blocked "
-            "or never created)"
-        )
+async def _exists(store: TokenStore, name: str) -> bool:
+    return any(token.name == name.strip() for token in await store.list())
+
+
+def _exists_message(name: str) -> str:
+    """Re-running getting-started's `export TOKEN=$(… token create …)` lands here: say what to do."""
+    return (
+        f"a token named '{name}' already exists, and its value was shown only when it was made: "
+        f"'{PROGRAM} token reissue --name \"{name}\"' prints a new value (the old one stops working), "
+        "or add --reissue-if-exists to this command, or choose another --name"
+    )
+
+
+async def _reissue_existing(store: TokenStore, args: argparse.Namespace) -> str:
+    """--reissue-if-exists: the token ends up exactly as the command asked, enabled, with a new value."""
+    await store.update(
+        args.name,
+        scopes=args.scopes,
+        expires_at=args.expires_at,
+        clear_expiry=args.expires_at is None,
+        user_id=args.user,
+        clear_user=args.user is None,
+    )
+    await store.enable(args.name)
+    info, plain = await store.reissue(args.name)
+    user = f", acting as user {info.user_id}" if info.user_id else ""
+    scopes = ",".join(info.scopes)
+    return (
+        f"reissued the existing token '{info.name}' with scopes {scopes}{user}; the old value no longer "
+        f"works; the new value, shown once:\n{plain}"
+    )
 
 
 async def _token_reissue(database: Database, args: argparse.Namespace) -> str:
@@ -95,8 +118,11 @@ def _token_line(token: TokenInfo) -> str:
 
 async def _settings_get(database: Database, args: argparse.Namespace) -> str:
     value = await SettingsStore(database).get(args.key)
+    if value is None and args.key in DEFAULT_SETTINGS:
+        return DEFAULT_SETTINGS[args.key]  # never stored (or unset): the default is what applies
     if value is None:
-        raise CommandError(f"no setting '{args.key}' is stored")
+        known = ", ".join(sorted(DEFAULT_SETTINGS))
+        raise CommandError(f"no setting '{args.key}' is stored, and there is no such setting ({known})")
     return value
 
 
@@ -128,10 +154,20 @@ async def _openapi(database: Database, args: argparse.Namespace) -> str:
     assert api is not None
     await api.startup()
     try:
+        if not (await api.snapshot()).catalog and not api.routes:
+            raise CommandError(NOTHING_TO_DOCUMENT)
+        if getattr(args, "folder_warning", None):
+            warn(args.folder_warning)
         document = full_document(api, args.server.rstrip("/") + api.prefix)
     finally:
         await api.shutdown()
     return orjson.dumps(document, option=orjson.OPT_INDENT_2).decode()
+
+
+NOTHING_TO_DOCUMENT = (
+    "found no API to document here: pass --app MODULE:ATTRIBUTE naming the ASGI app your host runs "
+    "(e.g. --app app:app), or --api-file with your declaration file (docs/console-script.md)"
+)
 
 
 COMMANDS: dict[tuple[str, str | None], Handler] = {

@@ -10,11 +10,13 @@ from pathlib import Path
 from databases import Database
 
 from pb_headless.cli.output import CommandError
+from pb_headless.cli.parser import PROGRAM
 
 DRIVERS = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql"}
 
 
-def database_url(given: str | None) -> str:
+def database_url(given: str | None, *, creating: bool = False) -> str:
+    """The checked URL; a SQLite file must exist unless the command is the one that creates it."""
     url = (given or os.environ.get("PB_DATABASE_URL") or "").strip()
     if not url:
         raise CommandError("no database: pass --database URL or set PB_DATABASE_URL")
@@ -24,12 +26,13 @@ def database_url(given: str | None) -> str:
             f"unsupported database URL {scheme or url!r}: use sqlite:///path, postgresql://… or mysql://…"
         )
     if scheme.startswith("sqlite"):
-        _check_sqlite_file(url)
+        _check_sqlite_file(url, creating)
     return url
 
 
-def _check_sqlite_file(url: str) -> None:
-    """aiosqlite reports a file in a missing folder only from its worker thread, as a traceback."""
+def _check_sqlite_file(url: str, creating: bool) -> None:
+    """aiosqlite reports a file in a missing folder only from its worker thread, as a traceback; and
+    SQLite creates a missing file on connect, so a mistyped path would become an empty database."""
     path = url.split("://", 1)[1].removeprefix("/").split("?", 1)[0]
     if not path or path == ":memory:":
         raise CommandError(f"{url!r} names no database file: use sqlite:///path/to/site.db")
@@ -38,6 +41,11 @@ def _check_sqlite_file(url: str) -> None:
         raise CommandError(f"the folder {folder} of the database file does not exist")
     if Path(path).is_dir():
         raise CommandError(f"{path} is a folder, not a database file")
+    if not creating and not Path(path).exists():
+        raise CommandError(
+            f"there is no database file {path} (in {Path.cwd()}): check the path; "
+            f"'{PROGRAM} install' creates a new one"
+        )
 
 
 def label(url: str) -> str:

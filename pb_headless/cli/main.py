@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from pb_headless.cli.output import CommandError, one_line
-from pb_headless.cli.parser import PROGRAM, UsageError, build_parser
+from pb_headless.cli.parser import PROGRAM, UsageError, build_parser, settle_name
 
 __all__ = ["main"]
 
@@ -25,7 +25,7 @@ DEBUG_VARIABLE = "PB_DEBUG"
 def main(argv: Sequence[str] | None = None) -> int:
     debug = is_debug()
     try:
-        args = build_parser().parse_args(argv)  # --help and --version end here
+        args = settle_name(build_parser().parse_args(argv))  # --help and --version end here
         _quiet_logging(debug)
         from pb_headless.cli.commands import run  # the library loads only now
 

@@ -123,20 +123,33 @@ def _token_commands(token: argparse.ArgumentParser, command) -> None:
         metavar="ID",
         help="the acting user's id, recorded by writes; checked by the host's user loader if there is one",
     )
+    create.add_argument(
+        "--reissue-if-exists",
+        action="store_true",
+        help="when a token of that name exists, give it these settings and a new value instead of refusing",
+    )
+    create.add_argument(
+        "--unchecked-user",
+        action="store_true",
+        help="accept --user without asking the host (for a host that has no user loader)",
+    )
     for name, text in (
         ("reissue", "give a token a new plain value (printed once, last line); the old one stops working"),
         ("disable", "stop a token from working, keeping it"),
         ("enable", "let a disabled token work again"),
         ("delete", "delete a token for good"),
     ):
-        command(actions, name, text).add_argument("name", help="the token's name")
+        # `token reissue N` and `token reissue --name N` alike, as `token create --name N` takes it.
+        action = command(actions, name, text)
+        action.add_argument("name", nargs="?", help="the token's name")
+        action.add_argument("--name", dest="name_option", metavar="NAME", help="the same, as an option")
     lister = command(actions, "list", "list tokens: name, prefix, scopes, state, expiry, user")
     lister.add_argument("--json", action="store_true", help="print a JSON array instead of lines")
 
 
 def _settings_commands(settings: argparse.ArgumentParser, command) -> None:
     actions = settings.add_subparsers(dest="action", required=True, metavar="action", parser_class=Parser)
-    getter = command(actions, "get", "print a setting's value")
+    getter = command(actions, "get", "print a setting's value (its built-in default when none is stored)")
     getter.add_argument("key", help="the setting, e.g. service_cors_origins")
     setter = command(actions, "set", "check and store a setting's value")
     setter.add_argument("key", help="the setting, e.g. service_cors_origins")
@@ -147,3 +160,16 @@ def _settings_commands(settings: argparse.ArgumentParser, command) -> None:
     unsetter.add_argument("key", help="the setting, e.g. service_cors_max_age")
     lister = command(actions, "list", "print every stored setting")
     lister.add_argument("--json", action="store_true", help="print a JSON object instead of lines")
+
+
+def settle_name(args: argparse.Namespace) -> argparse.Namespace:
+    """The token name of `reissue`/`disable`/`enable`/`delete`, given as an argument or as `--name`."""
+    if not hasattr(args, "name_option"):
+        return args
+    given = {name for name in (args.name, args.name_option) if name is not None}
+    if not given:
+        raise UsageError(f"token {args.action} needs the token's name: NAME or --name NAME (see --help)")
+    if len(given) > 1:
+        raise UsageError(f"two names given: '{args.name}' and --name '{args.name_option}'; give one")
+    args.name = given.pop()
+    return args

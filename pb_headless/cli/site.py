@@ -19,10 +19,14 @@ from pathlib import Path
 from databases import Database
 
 from pb_headless.api import HeadlessAPI
-from pb_headless.cli.output import CommandError, warn
+from pb_headless.cli.output import CommandError
 from pb_headless.registry import ApiRegistry
 
 HOOK_VARIABLE = "PB_APP"
+WANTED = (
+    "the ASGI app the host runs (with a HeadlessAPI mounted), its HeadlessAPI, nor a console hook "
+    "(a callable taking the database and returning the HeadlessAPI); e.g. app:app"
+)
 
 
 async def site_api(database: Database, args: argparse.Namespace, *, purpose: str) -> HeadlessAPI | None:
@@ -32,9 +36,15 @@ async def site_api(database: Database, args: argparse.Namespace, *, purpose: str
     # the hook, and components named in PB_COMPONENTS.
     _import_path(Path.cwd())
     if hook:
-        return await host_api(hook, database)
+        api = await host_api(hook, database)
+        if api.database is not database and not api.database.is_connected:
+            # The host's own API object (`app:app`) holds the host's Database, which only its
+            # lifespan connects: connect it for this command, and let the command's end close it.
+            await api.database.connect()
+            args.cleanup.push_async_callback(api.database.disconnect)
+        return api
     if purpose == "openapi":
-        return folder_api(database, args.api_file)
+        return folder_api(database, args.api_file, args)
     return None
 
 
@@ -53,8 +63,13 @@ async def host_api(hook: str, database: Database) -> HeadlessAPI:
             ) from None
         raise
     factory = getattr(module, attribute, None)
+    mounted = find_api(factory)
+    if mounted is not None:  # `app:app` or `app:api`: the ASGI app the host runs, or its API
+        return mounted
     if not callable(factory):
         raise CommandError(f"{HOOK_VARIABLE}: {module_name} has no callable {attribute!r}")
+    if not _takes_one_argument(factory):
+        raise CommandError(f"{HOOK_VARIABLE}: {hook} is neither {WANTED}")
     api = factory(database)
     if inspect.isawaitable(api):
         api = await api
@@ -63,7 +78,44 @@ async def host_api(hook: str, database: Database) -> HeadlessAPI:
     return api
 
 
-def folder_api(database: Database, api_file: str | None) -> HeadlessAPI:
+def find_api(target: object) -> HeadlessAPI | None:
+    """The `HeadlessAPI` an ASGI app serves: the app itself, or one mounted in it or wrapped by its
+    middleware (Starlette and FastAPI routers, `Mount`, `CORSMiddleware`), looked for a few levels deep."""
+    seen: set[int] = set()
+    todo: list[tuple[object, int]] = [(target, 0)]
+    while todo:
+        item, depth = todo.pop(0)
+        if isinstance(item, HeadlessAPI):
+            return item
+        if id(item) in seen or depth > 8 or item is None or isinstance(item, str | int | float | bytes):
+            continue
+        seen.add(id(item))
+        todo += [(inner, depth + 1) for inner in _inside(item)]
+    return None
+
+
+def _inside(item: object) -> list[object]:
+    """What an ASGI app may hold another in: the wrapped app, a router's routes, added middleware."""
+    inner: list[object] = []
+    for name in ("api", "app", "router", "middleware_stack"):
+        inner.append(getattr(item, name, None))
+    inner += list(getattr(item, "routes", None) or ())
+    for middleware in getattr(item, "user_middleware", None) or ():
+        inner += list(getattr(middleware, "kwargs", {}).values())
+    return inner
+
+
+def _takes_one_argument(factory: object) -> bool:
+    try:
+        inspect.signature(factory).bind(None)  # type: ignore[arg-type]
+    except TypeError:
+        return False
+    except ValueError:  # no signature to read (some builtins): let the call say
+        return True
+    return True
+
+
+def folder_api(database: Database, api_file: str | None, args: argparse.Namespace) -> HeadlessAPI:
     """Without a host: components (the entry-point group and PB_COMPONENTS), then the declaration
     file, and the site folder's custom routes — what the example site builds, minus host parts such as
     its constructor tables."""
@@ -73,9 +125,10 @@ def folder_api(database: Database, api_file: str | None) -> HeadlessAPI:
         raise CommandError(f"{api_file}: no such declaration file")
     if declarations is None or not declarations.is_file():
         where = f"{declarations}" if declarations else "PB_SITE_DIR is not set"
-        warn(
+        # Said once the API is built: when it publishes nothing at all, a refusal says it instead.
+        args.folder_warning = (
             f"no declaration file ({where}): the document shows component objects only; set PB_SITE_DIR "
-            "to the site folder, pass --api-file, or name the host's hook in PB_APP"
+            "to the site folder, pass --api-file, or name the host's app in PB_APP"
         )
         declarations = None
     if site is not None:

@@ -83,8 +83,18 @@ def test_unset_removes_a_setting_so_its_default_applies_and_says_so_when_there_i
     assert result.returncode == 0, result.stderr
     assert "default" in result.stdout
     assert "service_cors_max_age" not in stored(installed)
-    assert_refused(run("settings", "get", "service_cors_max_age", database=installed), "no setting")
     assert_refused(run("settings", "unset", "service_cors_max_age", database=installed), "no setting")
+
+
+def test_get_of_a_known_setting_with_no_stored_row_prints_its_default(installed):
+    assert run("settings", "unset", "service_cors_max_age", database=installed).returncode == 0
+    result = run("settings", "get", "service_cors_max_age", database=installed)
+    assert (result.returncode, result.stdout, result.stderr) == (0, "86400\n", "")
+
+
+def test_get_of_an_unknown_key_is_refused_with_the_list_of_settings(installed):
+    line = assert_refused(run("settings", "get", "service_cors_maxage", database=installed), "no setting")
+    assert "service_cors_max_age" in line
 
 
 async def test_the_administration_page_refuses_the_same_values(sqlite_database):
@@ -113,4 +123,6 @@ async def test_set_and_unset_work_on_the_server_databases(kind, tmp_path):
             run("settings", "set", "service_cors_origins", "https://app.example.com/x", database=url)
         )
         assert run("settings", "unset", "service_cors_origins", database=url).returncode == 0
-        assert_refused(run("settings", "get", "service_cors_origins", database=url), "no setting")
+        stored = run("settings", "get", "service_cors_max_age", database=url).stdout
+        assert run("settings", "unset", "service_cors_max_age", database=url).returncode == 0
+        assert run("settings", "get", "service_cors_max_age", database=url).stdout == stored == "86400\n"

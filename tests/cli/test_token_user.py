@@ -1,5 +1,6 @@
 """`pb-headless token create --user ID`: the id is checked by the host's user loader when the host
-hands one over (the example site does, through PB_APP), and the console says when it cannot check."""
+hands one over (the example site does, through PB_APP); an id the console cannot check is refused
+unless the user says it needs no check."""
 
 from __future__ import annotations
 
@@ -43,10 +44,23 @@ async def test_the_hosts_loader_accepts_an_active_user_and_refuses_others(kind, 
     assert answer.status_code == 200, answer.text
 
 
-async def test_without_a_host_loader_the_token_is_made_and_the_console_says_the_id_was_not_checked(tmp_path):
+async def test_without_the_host_the_id_is_refused_unless_the_user_says_it_needs_no_check(tmp_path):
     url = f"sqlite:///{tmp_path}/plain.db"
     assert run("install", database=url).returncode == 0
-    result = create(url, "app", "7")
+    line = assert_refused(create(url, "app", "7"), "cannot check user id '7'")
+    assert "PB_APP" in line and "--unchecked-user" in line
+    assert json.loads(run("token", "list", "--json", database=url).stdout) == []
+    result = run(
+        "token",
+        "create",
+        "--name",
+        "app",
+        "--scopes",
+        "articles.read",
+        "--user",
+        "7",
+        "--unchecked-user",
+        database=url,
+    )
     assert last_line(result).startswith("pb_")
-    assert "not checked" in result.stderr and "PB_APP" in result.stderr
     assert json.loads(run("token", "list", "--json", database=url).stdout)[0]["user_id"] == "7"
