@@ -18,6 +18,7 @@ from starlette.responses import RedirectResponse, Response
 from starlette.routing import Route
 
 from pb_headless.admin.access import form_of, text
+from pb_headless.admin.reach import object_reach
 from pb_headless.admin.rendering import PAGE_HEADERS, Renderer, flash
 from pb_headless.admin.sources import source_of
 from pb_headless.constructor import (
@@ -157,6 +158,7 @@ class ApiTabSection:
             else:
                 flash(request, _saved_message(table, tab))
                 return RedirectResponse(request.url.path, status_code=303, headers=PAGE_HEADERS)
+        state = publication(table, stored, catalog)
         context = {
             "table": table,
             "tab": shown,
@@ -164,9 +166,22 @@ class ApiTabSection:
             "operations": OPERATIONS,
             "default_name": url_name_for(table),
             "api_prefix": self.api.prefix,
-            "state": publication(table, stored, catalog),
+            "state": state,
+            "reach": await self._reach(catalog, state),
         }
         return self.renderer.page(request, "api_tab.html", context, 422 if error else 200)
+
+    async def _reach(self, catalog: Any, state: dict[str, Any]) -> dict[str, Any] | None:
+        """The tokens that reach the published object and those that get 404 (reach.py says why)."""
+        spec = catalog.get(state["name"]) if state["published"] else None
+        if spec is None:
+            return None
+        reaches = object_reach(spec, await self.api.tokens.list())
+        return {
+            "reaching": [reach for reach in reaches if reach.reaches],
+            "missing": [reach.token for reach in reaches if not reach.reaches],
+            "read_scope": spec.read_scope,
+        }
 
     @staticmethod
     def _check_name(table: ConstructorTable, tab: ApiTab, catalog: Any) -> None:

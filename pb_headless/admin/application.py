@@ -16,6 +16,7 @@ from pb_headless.admin.access import Access, CurrentAdmin
 from pb_headless.admin.api_tabs import ApiTabSection
 from pb_headless.admin.cors_settings import CorsSettingsPage
 from pb_headless.admin.docs import SWAGGER_UI_CDN, docs_routes
+from pb_headless.admin.reach import GrantScope
 from pb_headless.admin.rendering import PAGE_HEADERS, Layout, Renderer
 from pb_headless.admin.token_section import ListUsers, TokenSection
 from pb_headless.constructor.source import TableLoader
@@ -68,6 +69,7 @@ class AdminApp:
         guard = self.access.page
         routes: list[BaseRoute] = [Route("/", guard(self.index), methods=["GET"])]
         routes += TokenSection(api, self.renderer, list_users).routes(guard)
+        routes += GrantScope(api).routes(guard)
         routes += CorsSettingsPage(api, self.renderer).routes(guard)
         if constructor_tables is not None:
             routes += ApiTabSection(api, self.renderer, constructor_tables).routes(guard)

@@ -20,6 +20,7 @@ from starlette.routing import Route
 
 from pb_headless.admin import reveal
 from pb_headless.admin.access import form_of, text
+from pb_headless.admin.reach import token_reach
 from pb_headless.admin.rendering import PAGE_HEADERS, Renderer, flash
 from pb_headless.admin.scope_choices import (
     ObjectScopes,
@@ -68,8 +69,10 @@ class TokenSection:
     ) -> Response:
         rows = [(token, await self._user_label(token.user_id)) for token in await self.tokens.list()]
         objects, _ = await self._published()
+        catalog = (await self.api.snapshot()).catalog
         context = {
             "rows": rows,
+            "reaches": {token.name: token_reach(token, catalog) for token, _ in rows},
             "error": error,
             "values": values or {"ticked": [], "scopes": ""},
             "objects": objects,
