@@ -15,7 +15,7 @@ from starlette.types import Receive, Scope, Send
 from pb_headless.admin.access import Access, CurrentAdmin
 from pb_headless.admin.api_tabs import ApiTabSection
 from pb_headless.admin.cors_settings import CorsSettingsPage
-from pb_headless.admin.docs import SWAGGER_UI_CDN, docs_routes
+from pb_headless.admin.docs import docs_routes
 from pb_headless.admin.reach import GrantScope
 from pb_headless.admin.rendering import PAGE_HEADERS, Layout, Renderer
 from pb_headless.admin.token_section import ListUsers, TokenSection
@@ -39,6 +39,9 @@ class AdminApp:
     - `list_users`: `() -> [(id, label)]` of users a token may act as, for a select box; without it the
       acting user is typed as an id. Either way an id the host's `user_loader` refuses is not saved.
     - `viewer_url`: passed on to the documentation page (the Swagger UI files' base address).
+    - `local_viewer`: None (default) serves Swagger UI's files from the site when the `viewer` extra is
+      installed and no `viewer_url` is given, else they come from a CDN; True requires the extra;
+      False always uses the CDN (admin/viewer.py).
     - `home_url`: the host's administration home, linked from every page of the library's own layout.
     - `layout`: the host's layout template (`Layout(loader, template)`); every page here, the docs
       page included, extends it, so the whole administration area has one shell (docs/admin.md).
@@ -59,6 +62,7 @@ class AdminApp:
         home_url: str | None = None,
         layout: Layout | None = None,
         new_table_url: str | None = None,
+        local_viewer: bool | None = None,
     ) -> None:
         self.api = api
         sections = [("tokens", "API tokens"), ("settings/cors", "CORS")]
@@ -73,7 +77,7 @@ class AdminApp:
         routes += CorsSettingsPage(api, self.renderer).routes(guard)
         if constructor_tables is not None:
             routes += ApiTabSection(api, self.renderer, constructor_tables).routes(guard)
-        routes += docs_routes(api, current_admin, login_url, viewer_url or SWAGGER_UI_CDN, self.renderer)
+        routes += docs_routes(api, current_admin, login_url, viewer_url, self.renderer, local_viewer)
         routes.append(Mount("/static", StaticFiles(directory=STATIC), name="static"))
         self.app = Starlette(routes=routes)
 

@@ -1,8 +1,9 @@
 """The documentation endpoints of the administration area (docs/admin.md): the docs page and the full
 document.
 
-`/docs?ctx=mgr` serves Swagger UI, whose files come from a CDN (or `viewer_url`); when they do not
-load, the page explains that and gives the specification's address instead of staying blank.
+`/docs?ctx=mgr` serves Swagger UI, whose files come from a CDN, from `viewer_url`, or from the site
+itself under `/viewer` when the `viewer` extra is installed (viewer.py); when they do not load, the
+page explains that, says how to serve them from the site, and gives the specification's address.
 `/openapi.json?ctx=mgr` serves the full document, with `servers` pointing at the API on this host.
 """
 
@@ -12,10 +13,13 @@ from typing import TYPE_CHECKING
 
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, Response
-from starlette.routing import Route
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
 
 from pb_headless.admin.access import CurrentAdmin, admin_of, login_redirect
 from pb_headless.admin.rendering import PAGE_HEADERS, Renderer
+from pb_headless.admin.viewer import LOCAL_PATH, Viewer
+from pb_headless.admin.viewer import SWAGGER_UI_CDN as SWAGGER_UI_CDN  # where it was read from before
 from pb_headless.errors import NotFound, Unauthorized, error_response
 from pb_headless.http.responses import NO_STORE, json_response
 from pb_headless.openapi import full_document
@@ -23,8 +27,6 @@ from pb_headless.openapi import full_document
 if TYPE_CHECKING:
     from pb_headless.api.application import HeadlessAPI
 
-# swagger-ui-dist, major version 5 (the first to read OpenAPI 3.1), from a public CDN.
-SWAGGER_UI_CDN = "https://cdn.jsdelivr.net/npm/swagger-ui-dist@5"
 # How long the page waits for the viewer before it explains; docs/admin.md promises "a few seconds".
 VIEWER_TIMEOUT_MS = 3000
 CONTEXT = "mgr"
@@ -38,21 +40,28 @@ def docs_routes(
     api: HeadlessAPI,
     current_admin: CurrentAdmin,
     login_url: str | None,
-    viewer_url: str = SWAGGER_UI_CDN,
+    viewer_url: str | None = None,
     renderer: Renderer | None = None,
-) -> list[Route]:
-    """`/docs` and `/openapi.json`, relative to where the host mounts the admin area (`/mgr/pb`).
+    local_viewer: bool | None = None,
+) -> list[BaseRoute]:
+    """`/docs` and `/openapi.json` (and `/viewer/…` when the site serves the viewer's files), relative
+    to where the host mounts the admin area (`/mgr/pb`).
 
     `renderer` is the admin app's (so the page shares the host's layout); alone, the page uses the
-    library's own layout and needs no session.
+    library's own layout and needs no session. `local_viewer`: None serves the viewer's files from
+    the site when the `viewer` extra is installed and no `viewer_url` is given; True requires them.
     """
+    viewer = Viewer.choose(viewer_url, local_viewer)
     docs = DocsEndpoints(
-        api, current_admin, login_url, viewer_url, renderer or Renderer((), None, sessionless=True)
+        api, current_admin, login_url, viewer, renderer or Renderer((), None, sessionless=True)
     )
-    return [
+    routes: list[BaseRoute] = [
         Route("/docs", docs.page, methods=["GET"]),
         Route("/openapi.json", docs.specification, methods=["GET"]),
     ]
+    if viewer.files is not None:
+        routes.append(Mount(LOCAL_PATH, StaticFiles(directory=viewer.files), name="viewer"))
+    return routes
 
 
 class DocsEndpoints:
@@ -61,13 +70,13 @@ class DocsEndpoints:
         api: HeadlessAPI,
         current_admin: CurrentAdmin,
         login_url: str | None,
-        viewer_url: str,
+        viewer: Viewer | str,
         renderer: Renderer,
     ) -> None:
         self.api = api
         self.current_admin = current_admin
         self.login_url = login_url
-        self.viewer_url = viewer_url.rstrip("/")
+        self.viewer = viewer if isinstance(viewer, Viewer) else Viewer.choose(viewer, False)
         self.renderer = renderer
 
     async def page(self, request: Request) -> Response:
@@ -84,7 +93,8 @@ class DocsEndpoints:
         context = {
             "spec_url": f"{origin}{root}/openapi.json?ctx={CONTEXT}",
             "api_url": f"{origin}{self.api.prefix}",
-            "viewer_url": self.viewer_url,
+            "viewer_url": self.viewer.address(root),
+            "viewer_remedy": self.viewer.remedy() if self.viewer.files is None else None,
             "timeout_ms": VIEWER_TIMEOUT_MS,
         }
         return self.renderer.page(request, "docs.html", context)

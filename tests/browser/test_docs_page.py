@@ -6,6 +6,7 @@ import time
 
 import pytest
 
+from pb_headless.admin.viewer import SWAGGER_UI_CDN
 from tests.browser.conftest import ADMIN
 
 pytestmark = [pytest.mark.browser, pytest.mark.slow]
@@ -35,12 +36,33 @@ def assert_fallback_names_the_specification(page, site) -> None:
     assert download.get_attribute("href") == address and download.get_attribute("download") == "openapi.json"
     assert f"{site.url}/api/pb/v1/openapi.json" in fallback.inner_text()  # what tools read with a token
     assert page.locator("header.pb-shell button:has-text('Sign out')").is_visible()  # the one shell
+    assert "pip install 'pb_headless[viewer]'" in page.locator("#viewer-remedy").inner_text()
+
+
+def test_with_the_viewer_extra_the_docs_page_renders_swagger_ui_with_no_network(start_site, browser):
+    site = start_site()  # the `viewer` extra is installed (dev): the site serves Swagger UI's files
+    page = browser.new_page()
+    elsewhere: list[str] = []
+
+    def offline(route) -> None:
+        if route.request.url.startswith(site.url):
+            route.continue_()
+        else:
+            elsewhere.append(route.request.url)
+            route.abort("internetdisconnected")
+
+    page.route("**/*", offline)
+    sign_in_to_docs(page, site)
+    page.wait_for_selector(".swagger-ui .info .title", timeout=20000)
+    assert page.locator("#viewer-fallback").is_hidden()
+    assert page.locator("#operations-articles-list_articles").is_visible()
+    assert elsewhere == []  # nothing was even asked of another host
 
 
 def test_the_docs_page_explains_and_gives_the_specification_address_when_the_cdn_is_unreachable(
     start_site, browser
 ):
-    site = start_site()
+    site = start_site(viewer_url=SWAGGER_UI_CDN)  # the CDN, as a site without the `viewer` extra
     page = browser.new_page()
     page.route(CDN, lambda route: route.abort("internetdisconnected"))
     sign_in_to_docs(page, site)
@@ -50,7 +72,7 @@ def test_the_docs_page_explains_and_gives_the_specification_address_when_the_cdn
 
 
 def test_the_docs_page_explains_within_seconds_when_the_cdn_never_answers(start_site, browser):
-    site = start_site()
+    site = start_site(viewer_url=SWAGGER_UI_CDN)
     page = browser.new_page()
     page.route(CDN, lambda route: None)  # the request hangs: neither answered nor refused
     sign_in_to_docs(page, site)

@@ -14,6 +14,7 @@ from starlette.requests import Request
 from starlette.routing import Mount
 
 from pb_headless import CORSMiddleware, HeadlessAPI
+from pb_headless.admin import viewer
 from pb_headless.admin.docs import SWAGGER_UI_CDN, docs_routes
 from pb_headless.openapi import full_document
 from tests.openapi.demo_app import report_of_year, report_summary
@@ -30,12 +31,18 @@ def current_admin(request: Request) -> dict[str, Any] | None:
 
 
 async def admin_host(
-    database, *, login_url: str | None = LOGIN, trusted: tuple[str, ...] = (), viewer_url: str | None = None
+    database,
+    *,
+    login_url: str | None = LOGIN,
+    trusted: tuple[str, ...] = (),
+    viewer_url: str | None = None,
+    local_viewer: bool | None = False,
 ) -> httpx.AsyncClient:
     api = HeadlessAPI(
         database, demo_registry(), routes=[report_summary, report_of_year], trusted_proxies=trusted
     )
-    options = {"viewer_url": viewer_url} if viewer_url else {}
+    options: dict[str, Any] = {"viewer_url": viewer_url} if viewer_url else {}
+    options["local_viewer"] = local_viewer
     admin = Starlette(routes=docs_routes(api, current_admin, login_url, **options))
     site = Starlette(routes=[Mount("/mgr/pb", app=admin), Mount("/api/pb/v1", app=api)])
     transport = httpx.ASGITransport(app=CORSMiddleware(site, api=api), client=("203.0.113.7", 50000))
@@ -87,6 +94,33 @@ async def test_the_docs_page_names_the_specification_and_the_viewer_and_explains
     assert SWAGGER_UI_CDN in page
     assert 'id="viewer-fallback"' in page and "could not be loaded" in page
     assert "<noscript>" in page
+
+
+async def test_the_fallback_says_how_to_serve_the_viewer_from_the_site(client):
+    page = (await client.get("/mgr/pb/docs?ctx=mgr", headers=SIGNED_IN)).text
+    assert "pip install &#39;pb_headless[viewer]&#39;" in page and "local_viewer=True" in page
+
+
+async def test_with_the_viewer_extra_installed_the_site_serves_swagger_ui_itself(sqlite_database):
+    async with await admin_host(sqlite_database, local_viewer=None) as client:
+        page = (await client.get("/mgr/pb/docs?ctx=mgr", headers=SIGNED_IN)).text
+        script = await client.get("/mgr/pb/viewer/swagger-ui-bundle.js")
+        css = await client.get("/mgr/pb/viewer/swagger-ui.css")
+    assert '"viewerUrl": "/mgr/pb/viewer"' in page
+    assert SWAGGER_UI_CDN not in page and 'id="viewer-remedy"' not in page
+    assert script.status_code == 200 and "SwaggerUIBundle" in script.text
+    assert 'PACKAGE_VERSION:"5.' in script.text  # swagger-ui 5: the first to read OpenAPI 3.1
+    assert css.status_code == 200 and css.headers["content-type"].startswith("text/css")
+
+
+def test_without_the_extra_the_page_uses_the_cdn_and_names_the_one_command(monkeypatch):
+    monkeypatch.setattr(viewer, "installed_files", lambda: None)
+    chosen = viewer.Viewer.choose(None, None)
+    assert (chosen.address("/mgr/pb"), chosen.files) == (SWAGGER_UI_CDN, None)
+    remedy = "run pip install 'pb_headless[viewer]' in the site's environment and restart the site"
+    assert chosen.remedy() == remedy
+    with pytest.raises(ImportError, match=r"pb_headless\[viewer\]"):
+        viewer.Viewer.choose(None, True)
 
 
 async def test_the_viewer_address_can_point_at_files_served_elsewhere(sqlite_database):
