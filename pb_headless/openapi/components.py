@@ -64,7 +64,11 @@ def json_content(schema: Schema) -> dict[str, Schema]:
 
 # The error answers an operation may document, by component name: (the error classes, description).
 ERRORS: dict[str, tuple[tuple[type[ApiError], ...], str]] = {
-    "BadRequest": ((BadRequest,), "Malformed request: bad JSON, or two different tokens in the headers."),
+    "BadRequest": (
+        (BadRequest,),
+        "Malformed request: bad JSON, two different tokens in the headers, or, with "
+        "`Prefer: handling=strict`, a parameter that would be ignored (`details.ignored`).",
+    ),
     "Unauthorized": ((Unauthorized,), "The token is missing, unknown, disabled, expired or reissued."),
     "Forbidden": ((Forbidden,), "The token reaches the object but lacks the scope this operation needs."),
     "NotFound": (
@@ -140,12 +144,25 @@ def shared_components() -> dict[str, dict[str, Schema]]:
             "ListLinks": _LIST_LINKS,
         },
         "responses": {name: _error_response(name) for name in ERRORS},
+        "parameters": {"Prefer": PREFER_PARAMETER},
         "headers": {
             name: {"required": True, "description": text, "schema": {"type": "integer"}}
             for name, text in RATE_HEADERS.items()
         },
         "securitySchemes": SECURITY_SCHEMES,
     }
+
+
+# `Prefer: handling=strict` on list and show (docs/query.md, "Strict handling"). A plain string, not an
+# enum: other preferences may share the header, and a value the API does not know is no preference.
+PREFER_PARAMETER: Schema = {
+    "name": "Prefer",
+    "in": "header",
+    "description": "`handling=strict`: a parameter that would be ignored (named in `meta.ignored`) is a "
+    "400 naming each one in `details.ignored` instead; `handling=lenient` is the default. Other values "
+    "change nothing. The answer says which applied in `Preference-Applied`.",
+    "schema": {"type": "string"},
+}
 
 
 def error_responses(*names: str) -> dict[str, Schema]:

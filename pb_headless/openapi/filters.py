@@ -1,12 +1,14 @@
-"""The filter parameters of an object's list: one `filter[<field>]` per filterable field.
+"""The filter parameters of an object's list: `filter[<field>]` per filterable field, and `filter`.
 
-Each is an object whose keys are the written keys `filter[<field>][<op>]` of the operators that
-apply to the field, serialized `form` with `explode: true`: every generator and Swagger UI send each
-key as its own query pair (`filter[id][in]=1,2,3&filter[id][gte]=2`), which is how the API reads
-them. `in`, `nin` and `between` take one comma-separated string: an array would go out as repeated
-keys, which the API reads as separate conditions. The value schemas are shared components, one per
-field kind (`Filter.integer`, `Filter.integer.list`...), so the document grows by a few keys per
-field, not by a schema per field and operator (docs/openapi.md, "Filters").
+`filter[<field>]` is a plain query parameter typed by the field (equality, the common case): in
+Swagger UI's "Try it out" it is one text box, and generated clients take it as one argument. The
+other operators are the keys `filter[<field>][<op>]` of one object parameter, `filter`, serialized
+`form` with `explode: true`: every generator and Swagger UI send each key as its own query pair
+(`filter[id][in]=1,2,3&filter[id][gte]=2`), which is how the API reads them; the object's own name
+is never sent. `in`, `nin` and `between` take one comma-separated string: an array would go out as
+repeated keys, which the API reads as separate conditions. The value schemas are shared components,
+one per field kind (`Filter.integer`, `Filter.integer.list`...), so the document grows by a few keys
+per field, not by a schema per field and operator (docs/openapi.md, "Filters").
 """
 
 from __future__ import annotations
@@ -63,8 +65,12 @@ def _filter_operators(spec: ObjectSpec) -> dict[str, tuple[str, ...]]:
 
 
 def filter_parameters(spec: ObjectSpec) -> list[Schema]:
-    """`filter[<field>]` for each filterable field, keys in documentation order."""
-    return [_parameter(spec.fields[name], operators) for name, operators in _filter_operators(spec).items()]
+    """`filter[<field>]` (equality) for each filterable field, then `filter` with the other operators."""
+    fields = _filter_operators(spec)
+    if not fields:
+        return []
+    equality = [_equality(spec.fields[name]) for name in fields]
+    return [*equality, _operators(spec, fields)]
 
 
 def filter_schemas(spec: ObjectSpec) -> dict[str, Schema]:
@@ -78,14 +84,29 @@ def filter_schemas(spec: ObjectSpec) -> dict[str, Schema]:
     return schemas
 
 
-def _parameter(field: FieldSpec, operators: tuple[str, ...]) -> Schema:
-    name = f"filter[{field.name}]"
-    properties = {f"{name}[{op}]": ref("schemas", _operand(field, op)[0]) for op in operators}
-    description = f"`{name}[<op>]=v`, one pair per key; `{name}=v` is `[eq]`. {BOUNDS}"
+def _equality(field: FieldSpec) -> Schema:
+    # Short: the document stays small (docs/openapi.md), and `filter` lists this field's operators.
     return {
-        "name": name,
+        "name": f"filter[{field.name}]",
         "in": "query",
-        "description": description,
+        "description": f"`{field.name}` equals this. Other operators: `filter`.",
+        "schema": ref("schemas", _operand(field, "eq")[0]),
+    }
+
+
+def _operators(spec: ObjectSpec, fields: dict[str, tuple[str, ...]]) -> Schema:
+    properties = {
+        f"filter[{name}][{op}]": ref("schemas", _operand(spec.fields[name], op)[0])
+        for name, operators in fields.items()
+        for op in operators
+        if op != "eq"
+    }
+    sample = next(iter(properties))
+    return {
+        "name": "filter",
+        "in": "query",
+        "description": f"Conditions with an operator, as an object of `filter[<field>][<op>]` keys, e.g. "
+        f'`{{"{sample}": …}}`; each key is sent as its own query pair. {BOUNDS}',
         "style": "form",
         "explode": True,
         "schema": {"type": "object", "properties": properties},

@@ -13,6 +13,7 @@ from pb_headless.openapi.values import record_value_schema
 from pb_headless.registry.spec import INTEGER, ObjectSpec, RelationSpec
 
 OPERATION_ORDER = ("list", "create", "show", "update", "delete")
+PREFER = ref("parameters", "Prefer")  # shared by every list and show (components.py)
 _COLLECTION_ERRORS = ("BadRequest", "Unauthorized", "Forbidden", "UnknownObject")
 _RECORD_ERRORS = ("BadRequest", "Unauthorized", "Forbidden", "NotFound")
 _BODY_ERRORS = ("PayloadTooLarge", "UnsupportedMediaType", "ValidationFailed")
@@ -147,7 +148,7 @@ def _list(spec: ObjectSpec) -> OperationPart:
     operation = {
         "summary": f"List {spec.name}",
         "description": "Filter operators, bounds and errors are in the API's description. ",
-        "parameters": _by_reference(spec, list_parameters(spec)),
+        "parameters": [*_by_reference(spec, list_parameters(spec)), PREFER],
         "responses": responses,
     }
     return _part(
@@ -167,7 +168,7 @@ def _show(spec: ObjectSpec) -> OperationPart:
     }
     operation = {
         "summary": f"Show one record of {spec.name}",
-        "parameters": _by_reference(spec, [_id_parameter(spec), *show_parameters(spec)]),
+        "parameters": [*_by_reference(spec, [_id_parameter(spec), *show_parameters(spec)]), PREFER],
         "responses": responses,
     }
     return _part(spec, "show", _record(spec), "get", operation, _single_schema(spec))

@@ -34,10 +34,13 @@ def parameters_of(document: dict[str, Any], path: str, method: str = "get") -> d
 
 
 def filter_keys(document: dict[str, Any], path: str) -> dict[str, dict[str, Any]]:
-    """Every `filter[f][op]` key the list documents, with the schema of its value."""
+    """Every `filter[f][op]` key the list documents, with the schema of its value; the plain
+    `filter[f]` parameter stands for `filter[f][eq]`."""
     keys: dict[str, dict[str, Any]] = {}
     for name, parameter in parameters_of(document, path).items():
         if name.startswith("filter["):
+            keys[f"{name}[eq]"] = resolved(document, parameter["schema"])
+        elif name == "filter":
             for key, schema in parameter["schema"]["properties"].items():
                 keys[key] = resolved(document, schema)
     return keys
@@ -92,7 +95,7 @@ async def test_both_security_schemes_are_declared_and_either_carries_the_scope(s
     assert document["paths"]["/health"]["get"]["security"] == []
 
 
-async def test_each_filterable_field_is_one_exploded_object_with_a_key_per_operator(site):
+async def test_each_filterable_field_is_one_plain_parameter_and_the_operators_one_exploded_object(site):
     document = await document_of(site, "*")
     parameters = parameters_of(document, "/objects/articles")
     filters = [name for name in parameters if name.startswith("filter[")]
@@ -108,17 +111,29 @@ async def test_each_filterable_field_is_one_exploded_object_with_a_key_per_opera
         "filter[created_at]",
         "filter[author_id]",
     ]
-    for name in filters:
-        parameter = parameters[name]
-        assert (parameter["in"], parameter["style"], parameter["explode"]) == ("query", "form", True)
-        assert parameter["schema"]["type"] == "object"
-        assert all(key.startswith(f"{name}[") for key in parameter["schema"]["properties"])
+    for name in filters:  # one text box in "Try it out", one argument in a generated client
+        assert parameters[name]["in"] == "query" and "style" not in parameters[name]
+        assert resolved(document, parameters[name]["schema"])["type"] in ("string", "integer", "number")
+    operators = parameters["filter"]
+    assert (operators["in"], operators["style"], operators["explode"]) == ("query", "form", True)
+    assert operators["schema"]["type"] == "object" and operators["example"] == {}
     keys = filter_keys(document, "/objects/articles")
     for operator in ("eq", "ne", "gt", "gte", "lt", "lte", "like", "in", "nin", "between", "null"):
         assert f"filter[title][{operator}]" in keys
+    assert not any(key.endswith("[eq]") for key in operators["schema"]["properties"])  # the plain ones
     assert "filter[price][like]" not in keys  # `like` is a text operator
     assert not any(key.startswith(("filter[body]", "filter[secret]")) for key in keys)
-    assert len(parameters) == 17  # 10 filters, search, sort, fields, with, limit, offset, page
+    # 10 filters and `filter`, search, sort, fields, with, limit, offset, page, and the Prefer header
+    assert len(parameters) == 19
+
+
+async def test_list_and_show_document_the_prefer_header_for_strict_handling(site):
+    document = await document_of(site, "*")
+    for path in ("/objects/articles", "/objects/articles/{id}"):
+        prefer = parameters_of(document, path)["Prefer"]
+        assert prefer["in"] == "header"
+        assert prefer["schema"] == {"type": "string"} and "handling=strict" in prefer["description"]
+    assert "Prefer" not in parameters_of(document, "/objects/articles", "post")
 
 
 async def test_filter_values_are_typed_by_the_field(site):
@@ -151,7 +166,7 @@ async def test_in_nin_and_between_are_comma_separated_strings_of_the_sizes_the_a
 async def test_the_query_bounds_are_stated_in_the_filter_and_search_descriptions(site):
     parameters = parameters_of(await document_of(site, "*"), "/objects/articles")
     for bound in (MAX_FILTER_CONDITIONS, MAX_LIST_VALUES, MAX_TEXT_LENGTH, MAX_BOUND_VALUES):
-        assert f" {bound} " in parameters["filter[title]"]["description"], bound
+        assert f" {bound} " in parameters["filter"]["description"], bound
     for bound in (MAX_SEARCH_TERMS, MAX_TEXT_LENGTH):
         assert f" {bound} " in parameters["search"]["description"], bound
 
@@ -171,7 +186,7 @@ async def test_sort_fields_and_with_are_comma_strings_that_name_their_values(sit
         assert parameters[name]["in"] == "query"
     assert parameters["limit"]["schema"]["default"] == 5
     show = parameters_of(document, "/objects/articles/{id}")
-    assert set(show) == {"id", "fields", "with"}
+    assert set(show) == {"id", "fields", "with", "Prefer"}
     assert document["paths"]["/objects/articles/{id}"]["get"]["parameters"][1] == {
         "$ref": "#/components/parameters/articles.fields"
     }  # list and show share it

@@ -80,8 +80,10 @@ def unexplained_failures(report: str) -> list[str]:
 
     A foreign key is checked by the database only: a create naming an author that does not exist, or
     a delete of an article that comments still refer to, is a 422 that schemathesis reports as a
-    schema-valid request rejected (ST202). The document names these 422s (docs/openapi.md); every
-    other finding, and an ST202 for any other reason, is unexplained.
+    schema-valid request rejected (ST202). The document names these 422s (docs/openapi.md). The other
+    explained ST202 is the one a request asks for: with `Prefer: handling=strict` a parameter the API
+    would ignore is a 400 naming it in `details.ignored`, as the header's description says. Every other
+    finding, and an ST202 for any other reason, is unexplained.
     """
     if " FAILURES " not in report:
         return ["schemathesis failed without a FAILURES section"]
@@ -94,7 +96,16 @@ def unexplained_failures(report: str) -> list[str]:
         check
         for check, (status, body) in zip(checks, answers, strict=True)
         if not (check.startswith("ST202 ") and status == "422" and _is_foreign_key_refusal(body))
+        and not (check.startswith("ST202 ") and status == "400" and _is_strict_refusal(body))
     ]
+
+
+def _is_strict_refusal(body: str) -> bool:
+    try:
+        answer = json.loads(body)
+    except ValueError:
+        return False
+    return answer.get("error") == "bad_request" and set(answer.get("details", {})) == {"ignored"}
 
 
 def _is_foreign_key_refusal(body: str) -> bool:
