@@ -223,3 +223,30 @@ def test_empty_states_link_to_the_next_step(start_site, browser):
         page.locator("tr", has_text=name).locator("button[value=delete]").click()
         page.wait_for_load_state()
     assert re.search("No token yet.*Create the first token", page.inner_text("main"), re.S)
+
+
+def test_a_token_made_before_a_table_was_published_is_offered_its_scope_on_the_api_tab(start_site, browser):
+    site = start_site()
+    page = browser.new_page(viewport=PHONE)
+    sign_in(page, site.url)
+    older = create_token(page, site.url, "older app", ["articles.read"])
+    make_table(page, site.url)
+    publish(page, site.url)
+    address, headers = f"{site.url}/api/pb/v1/objects/{OBJECT}", {"Authorization": f"Bearer {older}"}
+    answer = page.request.get(address, headers=headers)
+    assert answer.status == 404 and answer.json()["error"] == "unknown_object"
+
+    page.goto(f"{site.url}/mgr/pb/tables/{TABLE}/api")
+    tokens = page.locator("#tokens")
+    assert "older app" in tokens.inner_text() and "404 unknown_object" in tokens.inner_text()
+    tokens.locator(f"button:has-text('Add {OBJECT}.read')").click()
+    page.wait_for_url(f"{site.url}/mgr/pb/tables/{TABLE}/api")
+    assert f"now has the scope {OBJECT}.read" in page.inner_text("[role=status]")
+    reach = page.locator("#tokens").inner_text()
+    assert re.search(r"Reach\s+novosti_kompanii\s*:\s*older app \(read\)", reach), reach
+    assert overflow(page) == 0
+    assert page.request.get(address, headers=headers).status == 200
+
+    page.goto(f"{site.url}/mgr/pb/tokens")
+    reaches = page.locator("td[data-label=Reaches]").first.inner_text()
+    assert "articles (read)" in reaches and f"{OBJECT} (read)" in reaches
