@@ -155,8 +155,6 @@ class _Builder:
         # Python's limit on converting long strings.
         digits = value.lstrip("0") or "0"
         number = int(digits) if _ASCII_DIGITS.fullmatch(value) and len(digits) <= 10 else None
-        if key == "limit" and _ASCII_DIGITS.fullmatch(value) and (number is None or number > LARGEST_NUMBER):
-            number = LARGEST_NUMBER  # a huge page size is still a page size: clamped like `limit=1000000`
         if number is None or number > LARGEST_NUMBER or (key == "page" and number == 0):
             self.ignored.append(Ignored(written, position))
             return
