@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 import orjson
 from databases import Database
 
+from pb_headless.cli import migrate
 from pb_headless.cli.database import connected, database_url
 from pb_headless.cli.output import CommandError, warn
 from pb_headless.cli.site import site_api
@@ -136,6 +137,8 @@ async def _openapi(database: Database, args: argparse.Namespace) -> str:
 
 COMMANDS: dict[tuple[str, str | None], Handler] = {
     ("install", None): _install,
+    ("migrate", None): migrate.migrate,
+    ("migrate", "status"): migrate.status,
     ("token", "create"): _token_create,
     ("token", "reissue"): _token_reissue,
     ("token", "disable"): _token_switch("disable"),

@@ -88,7 +88,11 @@ async def check(database: Database, *, migrate: bool = False) -> Outcome | None:
     if schema.current == schema.latest:
         return None
     if migrate:
-        return await upgrade(database)
+        from pb_headless.tables import install  # the steps, then the default rows a release may add
+
+        outcome = await upgrade(database)
+        await install(database)
+        return outcome
     if schema.current is None and not schema.legacy:
         advice = f"run '{MIGRATE_COMMAND}' (or call pb_headless.install) before starting the API"
         raise SchemaMismatch(f"the library's tables are not installed in this database: {advice}")
