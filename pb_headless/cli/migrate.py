@@ -7,7 +7,7 @@ import argparse
 from databases import Database
 
 from pb_headless.cli.output import CommandError
-from pb_headless.migrations.migrate import Schema, read_schema, upgrade, upgrade_sql
+from pb_headless.migrations.migrate import planned_steps, read_schema, upgrade, upgrade_sql
 from pb_headless.migrations.runner import Step
 from pb_headless.tables import install
 
@@ -15,9 +15,9 @@ from pb_headless.tables import install
 async def migrate(database: Database, args: argparse.Namespace) -> str:
     if args.sql:
         return (await upgrade_sql(database, args.to)).rstrip()
-    schema = await read_schema(database)
     if args.dry_run:
-        return _dry_run(schema, args.to)
+        return await _dry_run(database, args.to)
+    schema = await read_schema(database)
     outcome = await upgrade(database, args.to)
     if outcome.after == schema.latest:
         await install(database)  # the default rows this release expects, as `install` adds them
@@ -46,10 +46,10 @@ async def status(database: Database, args: argparse.Namespace) -> str:
     return "\n".join(lines)
 
 
-def _dry_run(schema: Schema, target: str | None) -> str:
+async def _dry_run(database: Database, target: str | None) -> str:
+    schema, steps = await planned_steps(database, target)
     if schema.current is None and not schema.legacy:
         return f"would create the library's tables at version {target or schema.latest}"
-    steps = [step for step in schema.pending if target is None or step.revision <= target]
     if not steps:
         return f"the library's tables are at version {schema.describe()}; nothing to do"
     lines = [f"the library's tables are at version {schema.describe()}; would apply:"]

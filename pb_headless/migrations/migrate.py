@@ -67,6 +67,13 @@ async def upgrade(database: Database, target: str | None = None) -> Outcome:
     return await engine.run_locked(database, lambda connection: runner.upgrade(connection, target))
 
 
+async def planned_steps(database: Database, target: str | None = None) -> tuple[Schema, list[Step]]:
+    """Where the tables stand, and the steps `upgrade` would run to reach `target`; changes nothing."""
+    schema = await read_schema(database)
+    target = _checked_target(schema, target)
+    return schema, [step for step in schema.pending if step.revision <= target]
+
+
 async def upgrade_sql(database: Database, target: str | None = None) -> str:
     """The SQL that `upgrade` would run on this database, without running it."""
     schema = await read_schema(database)

@@ -73,6 +73,7 @@ def test_a_revision_that_does_not_exist_or_lies_behind_is_refused_in_one_line(tm
     run("migrate", database=url)
     behind = run("migrate", "--to", "0001", database=url)
     assert_refused(behind, "at 0002, past 0001: migrations only go forward")
+    assert_refused(run("migrate", "--dry-run", "--to", "0099", database=url), "no migration '0099'")
     assert_refused(run("migrate", "status", "--sql", database=url), "'migrate status' changes nothing")
     assert_refused(run("migrate", "--sql", "--dry-run", database=url), "not allowed with argument")
 
