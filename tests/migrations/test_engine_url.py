@@ -11,9 +11,15 @@ from pb_headless.migrations.engine import engine_url
 @pytest.mark.parametrize(
     ("host_url", "migration_url"),
     [
-        ("postgresql://site:secret@db.example:5432/site", "postgresql+asyncpg://site:secret@db.example:5432/site"),
+        (
+            "postgresql://site:secret@db.example:5432/site",
+            "postgresql+asyncpg://site:secret@db.example:5432/site",
+        ),
         ("postgresql+asyncpg://site@db.example/site", "postgresql+asyncpg://site@db.example/site"),
-        ("mysql://root@127.0.0.1:3306/site?min_size=2&max_size=8", "mysql+aiomysql://root@127.0.0.1:3306/site"),
+        (
+            "mysql://root@127.0.0.1:3306/site?min_size=2&max_size=8",
+            "mysql+aiomysql://root@127.0.0.1:3306/site",
+        ),
         ("sqlite:///site.db", "sqlite+aiosqlite:///site.db"),
         ("sqlite:////var/lib/site/site.db", "sqlite+aiosqlite:////var/lib/site/site.db"),
     ],
