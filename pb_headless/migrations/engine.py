@@ -23,8 +23,8 @@ ASYNC_DRIVERS = {"postgresql": "asyncpg", "postgres": "asyncpg", "mysql": "aiomy
                  "sqlite": "aiosqlite"}  # fmt: skip
 # The options of `databases`' own pool, which SQLAlchemy's drivers do not take.
 POOL_OPTIONS = ("min_size", "max_size", "pool_recycle")
-# pg_advisory_lock takes a bigint: "pbmigrat" in ASCII. GET_LOCK names are server-wide, so MariaDB's
-# carries the database's name.
+# pg_advisory_lock takes a bigint: "pbmigrat" in ASCII. GET_LOCK names are server-wide (64 characters
+# at most), so MariaDB's carries the database's name.
 POSTGRESQL_LOCK = 0x70626D6967726174
 MARIADB_LOCK_SECONDS = 600
 SQLITE_BUSY_SECONDS = 600
@@ -84,33 +84,9 @@ def _sqlite_transactions(engine: sa.Engine) -> None:
 
 
 def _with_lock(connection: Connection, work: Callable[[Connection], T]) -> T:
-    dialect = connection.dialect.name
-    if dialect == "sqlite":
-        # One outer transaction holds the write lock; each step runs in a savepoint of it, so the
-        # steps before a failing one are kept.
-        transaction = connection.begin()
-        try:
-            result = work(connection)
-        except MigrationError:
-            transaction.commit()
-            raise
-        except BaseException:
-            transaction.rollback()
-            raise
-        transaction.commit()
-        return result
-    if dialect == "postgresql":
-        connection.exec_driver_sql(f"SELECT pg_advisory_lock({POSTGRESQL_LOCK})")
-        unlock, names = sa.text(f"SELECT pg_advisory_unlock({POSTGRESQL_LOCK})"), {}
-    else:
-        name = connection.exec_driver_sql("SELECT CONCAT('pb_headless_migrate:', DATABASE())").scalar()
-        got = connection.execute(sa.text("SELECT GET_LOCK(:name, :wait)"),
-                                 {"name": name, "wait": MARIADB_LOCK_SECONDS}).scalar()  # fmt: skip
-        if got != 1:
-            raise RuntimeError(
-                f"another instance has held the migration lock for {MARIADB_LOCK_SECONDS} s; not migrating"
-            )
-        unlock, names = sa.text("SELECT RELEASE_LOCK(:name)"), {"name": name}
+    if connection.dialect.name == "sqlite":
+        return _in_write_transaction(connection, work)
+    unlock, names = _take_server_lock(connection)
     # The lock belongs to the session and outlives this commit; each step has a transaction of its own.
     connection.commit()
     try:
@@ -119,3 +95,35 @@ def _with_lock(connection: Connection, work: Callable[[Connection], T]) -> T:
         connection.rollback()
         connection.execute(unlock, names)
         connection.commit()
+
+
+def _in_write_transaction(connection: Connection, work: Callable[[Connection], T]) -> T:
+    """SQLite: one outer transaction holds the write lock; each step runs in a savepoint of it, so the
+    steps before a failing one are kept."""
+    transaction = connection.begin()
+    try:
+        result = work(connection)
+    except MigrationError:
+        transaction.commit()
+        raise
+    except BaseException:
+        transaction.rollback()
+        raise
+    transaction.commit()
+    return result
+
+
+def _take_server_lock(connection: Connection) -> tuple[sa.TextClause, dict[str, Any]]:
+    """Waits for the migration lock of PostgreSQL or MariaDB; returns the statement that releases it."""
+    if connection.dialect.name == "postgresql":
+        connection.exec_driver_sql(f"SELECT pg_advisory_lock({POSTGRESQL_LOCK})")
+        return sa.text(f"SELECT pg_advisory_unlock({POSTGRESQL_LOCK})"), {}
+    lock_name = "SELECT LEFT(CONCAT('pb_headless_migrate:', DATABASE()), 64)"
+    name = connection.exec_driver_sql(lock_name).scalar()
+    got = connection.execute(sa.text("SELECT GET_LOCK(:name, :wait)"),
+                             {"name": name, "wait": MARIADB_LOCK_SECONDS}).scalar()  # fmt: skip
+    if got != 1:
+        raise RuntimeError(
+            f"another instance has held the migration lock for {MARIADB_LOCK_SECONDS} s; not migrating"
+        )
+    return sa.text("SELECT RELEASE_LOCK(:name)"), {"name": name}
