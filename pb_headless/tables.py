@@ -6,7 +6,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.database_errors import is_duplicate_key
-from pb_headless.db import dialect_name
+from pb_headless.migrations.catalog import existing_tables as existing_tables  # where it was
 
 metadata = sa.MetaData()
 
@@ -94,7 +94,7 @@ async def install(database: Database) -> None:
     rows; running it again changes nothing, and on a database already there costs two small reads."""
     from pb_headless.migrations.migrate import upgrade  # Alembic loads on first use, not with the tables
 
-    await upgrade(database)
+    await upgrade(database, metadata=metadata)
     # Row 1: the version of tokens, settings and publications; row 2: the data version (records
     # written through the library). Inserting a missing row is also how an older database gets row 2.
     await _insert_missing(database, state, "id", {1: {"id": 1, "version": 1}, 2: {"id": 2, "version": 1}})
@@ -104,18 +104,6 @@ async def install(database: Database) -> None:
         "key",
         {key: {"key": key, "value": value} for key, value in DEFAULT_SETTINGS.items()},
     )
-
-
-async def existing_tables(database: Database) -> set[str]:
-    """The names of the tables in the database's current schema."""
-    dialect = dialect_name(database)
-    if dialect == "sqlite":
-        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
-    elif dialect == "postgresql":
-        query = "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
-    else:
-        query = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
-    return {row[0] for row in await database.fetch_all(query)}
 
 
 async def _insert_missing(database: Database, table: sa.Table, key: str, rows: dict[object, dict]) -> None:

@@ -120,8 +120,10 @@ class HeadlessAPI:
         """Check the library's tables are at this release's version (docs/upgrading.md), then build the
         registry once, so a wrong schema or a broken declaration stops the start instead of a request."""
         from pb_headless.migrations.migrate import check
+        from pb_headless.tables import install
 
-        await check(self.database, migrate=self.migrate)
+        if await check(self.database, migrate=self.migrate):  # older tables, and the host opted in
+            await install(self.database)
         await self.snapshot()
 
     async def shutdown(self) -> None:

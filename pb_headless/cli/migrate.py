@@ -9,7 +9,7 @@ from databases import Database
 from pb_headless.cli.output import CommandError
 from pb_headless.migrations.migrate import planned_steps, read_schema, upgrade, upgrade_sql
 from pb_headless.migrations.runner import Step
-from pb_headless.tables import install
+from pb_headless.tables import install, metadata
 
 
 async def migrate(database: Database, args: argparse.Namespace) -> str:
@@ -18,7 +18,7 @@ async def migrate(database: Database, args: argparse.Namespace) -> str:
     if args.dry_run:
         return await _dry_run(database, args.to)
     schema = await read_schema(database)
-    outcome = await upgrade(database, args.to)
+    outcome = await upgrade(database, args.to, metadata=metadata)
     if outcome.after == schema.latest:
         await install(database)  # the default rows this release expects, as `install` adds them
     if outcome.created:

@@ -13,6 +13,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.migrations import engine, runner
+from pb_headless.migrations.catalog import existing_tables
 from pb_headless.migrations.errors import SchemaMismatch
 from pb_headless.migrations.runner import LEGACY_TABLE, VERSION_TABLE, Outcome, Step
 
@@ -47,8 +48,6 @@ class Schema:
 
 
 async def read_schema(database: Database) -> Schema:
-    from pb_headless.tables import existing_tables
-
     names = await existing_tables(database)
     current = None
     if VERSION_TABLE in names:
@@ -57,14 +56,17 @@ async def read_schema(database: Database) -> Schema:
     return Schema(current, current is None and LEGACY_TABLE in names, runner.head())
 
 
-async def upgrade(database: Database, target: str | None = None) -> Outcome:
+async def upgrade(
+    database: Database, target: str | None = None, *, metadata: sa.MetaData | None = None
+) -> Outcome:
     """Bring the library's tables to `target` (default: the latest revision); nothing to do costs two
-    reads. Raises MigrationError naming the step that failed."""
+    reads. `metadata` (the latest tables, pb_headless.tables) lets a new database get them at once.
+    Raises MigrationError naming the step that failed."""
     schema = await read_schema(database)
     target = _checked_target(schema, target)
     if schema.current == target:
         return Outcome(before=target, after=target)
-    return await engine.run_locked(database, lambda connection: runner.upgrade(connection, target))
+    return await engine.run_locked(database, lambda connection: runner.upgrade(connection, target, metadata))
 
 
 async def planned_steps(database: Database, target: str | None = None) -> tuple[Schema, list[Step]]:
@@ -82,9 +84,9 @@ async def upgrade_sql(database: Database, target: str | None = None) -> str:
     return runner.offline_sql(dialect, schema.current, schema.legacy, target)
 
 
-async def check(database: Database, *, migrate: bool = False) -> Outcome | None:
-    """At start-up: refuse tables this code cannot serve; bring older ones up only when the host
-    opted in (`migrate`), else say how."""
+async def check(database: Database, *, migrate: bool = False) -> bool:
+    """At start-up: refuse tables this code cannot serve, and older ones unless the host opted in
+    (`migrate`), saying how to bring them up. True: they are older and the caller is to install."""
     schema = await read_schema(database)
     if not schema.known:
         raise SchemaMismatch(
@@ -93,13 +95,9 @@ async def check(database: Database, *, migrate: bool = False) -> Outcome | None:
             "release again (docs/upgrading.md)"
         )
     if schema.current == schema.latest:
-        return None
+        return False
     if migrate:
-        from pb_headless.tables import install  # the steps, then the default rows a release may add
-
-        outcome = await upgrade(database)
-        await install(database)
-        return outcome
+        return True
     if schema.current is None and not schema.legacy:
         advice = f"run '{MIGRATE_COMMAND}' (or call pb_headless.install) before starting the API"
         raise SchemaMismatch(f"the library's tables are not installed in this database: {advice}")

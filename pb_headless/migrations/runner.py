@@ -69,13 +69,15 @@ def steps_between(current: str | None, target: str) -> list[Step]:
     return [Step(script.revision, _title(script.doc)) for script in reversed(list(revisions))]
 
 
-def upgrade(connection: Connection, target: str) -> Outcome:
-    """Bring the tables to `target`; runs under the migration lock, so it reads the version anew."""
+def upgrade(connection: Connection, target: str, metadata: sa.MetaData | None = None) -> Outcome:
+    """Bring the tables to `target`; runs under the migration lock, so it reads the version anew. Given
+    the latest tables' `metadata`, a new database gets them at once instead of step by step."""
     current = _context(connection).get_current_revision()
     outcome = Outcome(before=current, after=current)
-    if current is None and not sa.inspect(connection).has_table(LEGACY_TABLE) and target == head():
+    new = current is None and not sa.inspect(connection).has_table(LEGACY_TABLE)
+    if new and metadata is not None and target == head():
         with _step(connection):
-            _metadata().create_all(connection)
+            metadata.create_all(connection)
             _context(connection).stamp(scripts(), target)
         outcome.after, outcome.created = target, True
         return outcome
@@ -125,7 +127,7 @@ def _context(
     dialect: str | None = None,
     **options: Any,
 ) -> MigrationContext:
-    opts = {"version_table": VERSION_TABLE, "target_metadata": _metadata(), "fn": work, **options}
+    opts = {"version_table": VERSION_TABLE, "fn": work, **options}
     return MigrationContext.configure(connection, dialect_name=dialect, opts=opts)
 
 
@@ -146,12 +148,6 @@ def _step(connection: Connection) -> Iterator[None]:
         connection.commit()
     with connection.begin():
         yield
-
-
-def _metadata() -> sa.MetaData:
-    from pb_headless.tables import metadata
-
-    return metadata
 
 
 def _title(doc: str | None) -> str:

@@ -10,8 +10,9 @@ from alembic.runtime.migration import MigrationContext
 from databases import Database
 
 from pb_headless.migrations import engine
+from pb_headless.migrations.catalog import existing_tables
 from pb_headless.migrations.runner import VERSION_TABLE
-from pb_headless.tables import existing_tables, metadata
+from pb_headless.tables import metadata
 
 
 async def versions(database: Database) -> list[str]:

@@ -12,6 +12,7 @@ from pb_headless import install
 from pb_headless.migrations import engine, runner
 from pb_headless.migrations.errors import MigrationError
 from pb_headless.migrations.migrate import read_schema, upgrade
+from pb_headless.tables import metadata
 from tests.migrations.support import schema_differences, tables, versions
 
 
@@ -26,7 +27,7 @@ async def test_the_revisions_build_exactly_the_tables_the_code_declares(empty_da
 async def test_a_new_database_gets_the_latest_tables_at_once_and_the_same_schema(
     empty_database: Database,
 ) -> None:
-    outcome = await upgrade(empty_database)
+    outcome = await upgrade(empty_database, metadata=metadata)
     assert outcome.created and outcome.after == runner.head()
     assert await versions(empty_database) == [runner.head()]
     assert await schema_differences(empty_database) == []
