@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from databases import Database
-from sqlalchemy.schema import CreateIndex, CreateTable
 
 from pb_headless.database_errors import is_duplicate_key
-from pb_headless.db import dialect_name, run_ddl
+from pb_headless.migrations.catalog import existing_tables as existing_tables  # where it was
 
 metadata = sa.MetaData()
 
@@ -91,13 +90,11 @@ DEFAULT_SETTINGS: dict[str, str] = {
 
 
 async def install(database: Database) -> None:
-    """Create the library's tables and default settings; running it again changes nothing."""
-    existing = await existing_tables(database)
-    for table in metadata.sorted_tables:
-        if table.name not in existing:  # MariaDB warns on IF NOT EXISTS for a present table
-            await run_ddl(database, CreateTable(table, if_not_exists=True))
-        for index in table.indexes:
-            await _create_index(database, index)
+    """Bring the library's tables to this release's version (docs/upgrading.md), then add the default
+    rows; running it again changes nothing, and on a database already there costs two small reads."""
+    from pb_headless.migrations.migrate import upgrade  # Alembic loads on first use, not with the tables
+
+    await upgrade(database, metadata=metadata)
     # Row 1: the version of tokens, settings and publications; row 2: the data version (records
     # written through the library). Inserting a missing row is also how an older database gets row 2.
     await _insert_missing(database, state, "id", {1: {"id": 1, "version": 1}, 2: {"id": 2, "version": 1}})
@@ -107,29 +104,6 @@ async def install(database: Database) -> None:
         "key",
         {key: {"key": key, "value": value} for key, value in DEFAULT_SETTINGS.items()},
     )
-
-
-async def existing_tables(database: Database) -> set[str]:
-    """The names of the tables in the database's current schema."""
-    dialect = dialect_name(database)
-    if dialect == "sqlite":
-        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
-    elif dialect == "postgresql":
-        query = "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
-    else:
-        query = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
-    return {row[0] for row in await database.fetch_all(query)}
-
-
-async def _create_index(database: Database, index: sa.Index) -> None:
-    if dialect_name(database) == "mysql":  # MariaDB has no CREATE INDEX IF NOT EXISTS before 10.1.4
-        table = index.table
-        if table is None:
-            return
-        existing = await database.fetch_all(f"SHOW INDEX FROM {table.name}")
-        if any(row._mapping["Key_name"] == index.name for row in existing):
-            return
-    await run_ddl(database, CreateIndex(index, if_not_exists=True))
 
 
 async def _insert_missing(database: Database, table: sa.Table, key: str, rows: dict[object, dict]) -> None:

@@ -125,6 +125,7 @@ def build_api(config: SiteConfig, folder: SiteFolder, database: Database, users:
         redis_url=config.redis_url,
         trusted_proxies=config.trusted_proxies,
         routes=[folder.routes_file] if folder.routes_file else [],
+        migrate=True,  # serve brings the library's tables of an older release up (docs/upgrading.md)
     )
 
 

@@ -81,6 +81,7 @@ class HeadlessAPI:
         title: str = "pb_headless API",
         database_timeout: float = DATABASE_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
+        migrate: bool = False,
     ) -> None:
         if database_timeout <= 0 or body_timeout <= 0:
             raise ValueError("database_timeout and body_timeout are positive numbers of seconds")
@@ -101,6 +102,7 @@ class HeadlessAPI:
         self.version = VERSION
         self.database_timeout = database_timeout
         self.body_timeout = body_timeout
+        self.migrate = migrate  # startup brings older library tables up instead of refusing them
         self.snapshots = SnapshotCache(database, registry)
         self.authenticator = Authenticator(
             database, self.snapshots, self.tokens, user_loader, timeout=database_timeout
@@ -115,7 +117,13 @@ class HeadlessAPI:
 
     # -- life cycle ----------------------------------------------------------------------------
     async def startup(self) -> None:
-        """Build the registry once, so a broken declaration stops the start instead of a request."""
+        """Check the library's tables are at this release's version (docs/upgrading.md), then build the
+        registry once, so a wrong schema or a broken declaration stops the start instead of a request."""
+        from pb_headless.migrations.migrate import check
+        from pb_headless.tables import install
+
+        if await check(self.database, migrate=self.migrate):  # older tables, and the host opted in
+            await install(self.database)
         await self.snapshot()
 
     async def shutdown(self) -> None:

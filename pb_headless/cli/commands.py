@@ -10,6 +10,7 @@ from collections.abc import Awaitable, Callable
 import orjson
 from databases import Database
 
+from pb_headless.cli import migrate
 from pb_headless.cli.checks import check_token_request
 from pb_headless.cli.database import connected, database_url
 from pb_headless.cli.output import CommandError, warn
@@ -172,6 +173,8 @@ NOTHING_TO_DOCUMENT = (
 
 COMMANDS: dict[tuple[str, str | None], Handler] = {
     ("install", None): _install,
+    ("migrate", None): migrate.migrate,
+    ("migrate", "status"): migrate.status,
     ("token", "create"): _token_create,
     ("token", "reissue"): _token_reissue,
     ("token", "disable"): _token_switch("disable"),

@@ -91,6 +91,7 @@ def build_parser() -> argparse.ArgumentParser:
         ),
         command,
     )
+    _migrate_command(command(commands, "migrate", MIGRATE_HELP))
     openapi = command(commands, "openapi", "print the full OpenAPI document the site serves")
     openapi.add_argument(
         "--api-file",
@@ -173,3 +174,19 @@ def settle_name(args: argparse.Namespace) -> argparse.Namespace:
         raise UsageError(f"two names given: '{args.name}' and --name '{args.name_option}'; give one")
     args.name = given.pop()
     return args
+
+
+MIGRATE_HELP = (
+    "bring the library's tables to this release's version, step by step under a database lock "
+    "(docs/upgrading.md); 'migrate status' shows the current and latest version and the pending steps"
+)
+
+
+def _migrate_command(migrate: argparse.ArgumentParser) -> None:
+    migrate.add_argument("action", nargs="?", choices=["status"], help="status: show, change nothing")
+    migrate.add_argument("--to", metavar="REV", help="stop at this revision, e.g. 0002 (default: the latest)")
+    how = migrate.add_mutually_exclusive_group()
+    how.add_argument("--dry-run", action="store_true", help="print the steps that would run; change nothing")
+    how.add_argument(
+        "--sql", action="store_true", help="print the SQL of the steps for a DBA to apply; change nothing"
+    )
