@@ -24,7 +24,8 @@ Handler = Callable[[Database, argparse.Namespace], Awaitable[str]]
 
 
 def run(args: argparse.Namespace) -> str:
-    url = database_url(args.database, creating=args.command == "install")
+    creating = args.command == "install" or (args.command == "migrate" and args.action is None)
+    url = database_url(args.database, creating=creating)
     return asyncio.run(_run(url, args))
 
 

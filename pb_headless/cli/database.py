@@ -44,7 +44,7 @@ def _check_sqlite_file(url: str, creating: bool) -> None:
     if not creating and not Path(path).exists():
         raise CommandError(
             f"there is no database file {path} (in {Path.cwd()}): check the path; "
-            f"'{PROGRAM} install' creates a new one"
+            f"'{PROGRAM} install' (or '{PROGRAM} migrate') creates a new one"
         )
 
 

@@ -23,7 +23,15 @@ def tables(tmp_path: Path) -> set[str]:
         return {row[0] for row in connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
 
 
+def test_status_of_a_missing_sqlite_file_is_refused_and_creates_no_file(tmp_path: Path) -> None:
+    result = run("migrate", "status", database=database(tmp_path))
+    assert result.returncode != 0
+    assert "there is no database file" in result.stderr and "'pb-headless migrate') creates a new one" in result.stderr
+    assert not (tmp_path / "site.db").exists()
+
+
 def test_status_of_a_new_database_says_nothing_is_installed_and_changes_nothing(tmp_path: Path) -> None:
+    sqlite3.connect(tmp_path / "site.db").close()  # an empty database file, as a host may create
     result = run("migrate", "status", database=database(tmp_path))
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines() == [
