@@ -1,0 +1,55 @@
+"""A task's database connection, released on every way out, and closed instead of reused when a
+cancel left it in a state nobody knows (docs/hardening.md, "A stalled database").
+
+A cancel (the database time limit, a client that went away) can land while a statement, a BEGIN or
+a COMMIT is in flight. The driver would then wait for the server to finish before handing the
+connection back to its pool, and a frozen server never finishes: the connection stays checked out
+for good. Closing it at once ends the wait; the server rolls back whatever was not committed, and
+the pool opens a new connection when it needs one.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+
+from databases import Database
+from databases.core import Connection
+
+log = logging.getLogger("pb_headless")
+
+
+@contextlib.asynccontextmanager
+async def held_connection(database: Database) -> AsyncIterator[Connection]:
+    """The task's connection (the one `database.connection()` gives every query of this task),
+    released when the block ends, and closed first when the block was cancelled."""
+    connection = database.connection()
+    async with connection:
+        try:
+            yield connection
+        except asyncio.CancelledError:
+            discard(database, connection)
+            raise
+
+
+def discard(database: Database, connection: Connection) -> None:
+    """Close the driver's connection now, without a word to the server, so that releasing it
+    returns its place to the pool at once. SQLite's connections are files, not sockets: a
+    cancelled statement finishes on its thread, and the connection stays usable."""
+    dialect = database.url.dialect
+    try:
+        raw = connection.raw_connection
+    except AssertionError:  # not acquired: nothing to close
+        return
+    if raw is None:
+        return
+    with contextlib.suppress(Exception):  # already closed or detached from its pool
+        if dialect.startswith("postgres"):
+            raw.terminate()  # asyncpg: abort the socket, hand the holder back to the pool
+        elif dialect in ("mysql", "mariadb"):
+            raw.close()  # aiomysql: close the socket; the pool drops a closed connection
+        else:
+            return
+        log.info("pb_headless: closed a %s connection whose work was cut off", dialect)
