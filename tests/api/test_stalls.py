@@ -22,7 +22,9 @@ import pytest
 from databases import Database
 
 from pb_headless import TokenStore, install
-from pb_headless.deadline import OUTCOME_UNKNOWN, TOO_SLOW
+from pb_headless.connections import held_connection
+from pb_headless.deadline import OUTCOME_UNKNOWN, TOO_SLOW, within
+from pb_headless.errors import ServiceUnavailable
 from tests.support.demo import articles, create_demo, demo_registry
 from tests.support.host import Host, build_host
 from tests.support.private_postgres import NOBODY, PrivatePostgres, private_postgres
@@ -212,3 +214,27 @@ class _demo_database:
 
     async def __aexit__(self, *_: object) -> None:
         return None
+
+
+async def test_a_statement_cut_off_by_the_time_limit_does_not_run_on_in_the_server(server):
+    database = Database(server.url, min_size=1, max_size=2)
+    await database.connect()
+
+    async def slow_work() -> None:
+        async with held_connection(database):
+            await database.execute("SELECT pg_sleep(60) /* pb-cut-off */")
+
+    try:
+        with pytest.raises(ServiceUnavailable):
+            await within(LIMIT, slow_work())
+        running = (
+            "SELECT count(*) FROM pg_stat_activity "
+            "WHERE query LIKE '%pb-cut-off%' AND pid <> pg_backend_pid()"
+        )
+        for _ in range(100):  # the cancel request is on its way; the server ends the statement
+            if (await server.query(running))[0][0] == 0:
+                break
+            await asyncio.sleep(0.05)
+        assert (await server.query(running))[0][0] == 0
+    finally:
+        await asyncio.wait_for(database.disconnect(), GUARD)
