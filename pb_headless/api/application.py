@@ -220,8 +220,13 @@ class HeadlessAPI:
         return await dispatch(context, request, match(path, self.routes))
 
     async def _checked_snapshot(self, scope: Scope) -> None:
-        """Health's check of the database: read the shared version, as every request does."""
-        _recorder(scope)(await self.snapshot())
+        """Health's check of the database: read the shared version, as every request does, on a
+        connection that is closed if the check is cut off (a frozen server keeps no pool place)."""
+        if reads_inline(self.database):
+            _recorder(scope)(await self.snapshot())
+            return
+        async with held_connection(self.database):
+            _recorder(scope)(await self.snapshot())
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:
