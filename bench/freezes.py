@@ -54,6 +54,7 @@ class Freezer:
         postmaster = _pids(self.data)[0]
         os.kill(postmaster, signal.SIGSTOP)
         frozen = _pids(self.data)
+        _signal(frozen[1:], signal.SIGSTOP)
         self.windows.append((time.monotonic(), math.inf))
         print(f"           PostgreSQL frozen for {self.length:.0f} s", flush=True)
         try:

@@ -213,6 +213,10 @@ class OwnCluster:
         return self
 
     def __exit__(self, *_: object) -> None:
+        log = self.folder / "logs" / "instance-1.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        if "Traceback" in text:  # the folder goes with the cluster: show what failed first
+            print("instance 1 logged:\n" + text[max(0, text.index("Traceback") - 300) :][:6000])
         subprocess.run(
             ["bash", str(REPOSITORY / "scripts" / "cluster"), "stop"],
             env=self.env,

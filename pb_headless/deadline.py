@@ -76,6 +76,8 @@ async def within(seconds: float, work: Coroutine[Any, Any, T]) -> T:
         task.cancel()  # closes its connection (connections.py): the pool gets its place back now
         task.add_done_callback(_forget)
         return cast(T, _late(progress))
+    if task.cancelled():  # ended by a cancel not its own (a wait it shared with cut-off work)
+        raise ServiceUnavailable(TOO_SLOW)
     try:
         return task.result()
     except Exception as error:
