@@ -15,6 +15,10 @@ refuses them: the soak measures the instance, not the limiter.
 It passes (exit 0) when every request got its expected status and the instance's RSS at the end is
 within TOLERANCE of its RSS after the first 10,000 requests; it prints RSS every 10,000 requests, the
 rate, latencies and the count of each kind and status. It stops with exit 1 at --time-limit.
+
+With `--freeze-every 60 --freeze-for 7` (CI's soak) the cluster's PostgreSQL is frozen with SIGSTOP
+for 7 s every minute (bench/freezes.py): a request under way during a freeze may answer 503, any
+other answer — and every answer to a request sent after a thaw — must be the one its kind expects.
 """
 
 from __future__ import annotations
@@ -33,7 +37,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 import httpx
-from soak_mix import expected_status, schedule, send  # bench/ is on sys.path when run as a script
+from freezes import Freezer  # bench/ is on sys.path when run as a script
+from soak_mix import expected_status, schedule, send
 
 REPOSITORY = Path(__file__).resolve().parents[1]
 API = "/api/pb/v1"
@@ -48,13 +53,24 @@ class Tally:
     statuses: Counter[tuple[str, int]] = field(default_factory=Counter)
     unexpected: Counter[tuple[str, int]] = field(default_factory=Counter)
     samples: list[str] = field(default_factory=list)  # a few unexpected answers, to show
+    frozen: Counter[str] = field(default_factory=Counter)  # 503s of requests under way in a freeze
     latencies: list[float] = field(default_factory=list)
     rss: list[tuple[int, int, float]] = field(default_factory=list)  # (requests, RSS bytes, elapsed s)
 
 
 class Soak:
-    def __init__(self, base: str, token: str, pid: int, total: int, clients: int, deadline: float) -> None:
+    def __init__(
+        self,
+        base: str,
+        token: str,
+        pid: int,
+        total: int,
+        clients: int,
+        deadline: float,
+        freezer: Freezer | None = None,
+    ) -> None:
         self.base, self.token, self.pid, self.deadline = base, token, pid, deadline
+        self.freezer = freezer
         self.kinds = iter(schedule(total))
         self.clients = clients
         self.tally = Tally()
@@ -65,7 +81,14 @@ class Soak:
         self.timed_out = False
 
     async def run(self) -> Tally:
-        await asyncio.gather(*(self.client(number) for number in range(self.clients)))
+        stop = asyncio.Event()
+        freezes = asyncio.ensure_future(self.freezer.run(stop)) if self.freezer else None
+        try:
+            await asyncio.gather(*(self.client(number) for number in range(self.clients)))
+        finally:
+            stop.set()
+            if freezes is not None:
+                await freezes
         return self.tally
 
     async def client(self, number: int) -> None:
@@ -79,15 +102,19 @@ class Soak:
                     return
                 if count % PER_ADDRESS == 0:
                     headers["X-Forwarded-For"] = next(self.addresses)
-                began = time.perf_counter()
+                began = time.monotonic()
                 response = await send(http, kind, headers, mine, f"{number}-{self.tally.done}")
-                self.record(kind, response, time.perf_counter() - began)
+                self.record(kind, response, began)
 
-    def record(self, kind: str, response: httpx.Response, seconds: float) -> None:
+    def record(self, kind: str, response: httpx.Response, began: float) -> None:
         tally = self.tally
+        ended = time.monotonic()
+        seconds = ended - began
         expected = expected_status(kind, response)
         tally.statuses[(kind, response.status_code)] += 1
-        if response.status_code != expected:
+        if response.status_code == 503 and self.freezer and self.freezer.overlaps(began, ended):
+            tally.frozen[kind] += 1  # under way while the database was frozen: 503 is its answer
+        elif response.status_code != expected:
             tally.unexpected[(kind, response.status_code)] += 1
             if len(tally.samples) < 5:
                 tally.samples.append(
@@ -146,6 +173,9 @@ def report(tally: Tally, total: int, elapsed: float, timed_out: bool) -> bool:
             print("  " + sample)
     else:
         print("errors    only those the mix asks for (401, 404, 422), each exactly as asked")
+    if tally.frozen:
+        frozen = sum(tally.frozen.values())
+        print(f"freezes   503 for {frozen} requests under way while PostgreSQL was frozen")
     baseline = next((rss for done, rss, _ in tally.rss if done == BASELINE_AT), None)
     if baseline is None or not tally.rss:
         print("FAIL: no RSS after the first 10,000 requests")
@@ -183,6 +213,10 @@ class OwnCluster:
         return self
 
     def __exit__(self, *_: object) -> None:
+        log = self.folder / "logs" / "instance-1.log"
+        text = log.read_text(errors="replace") if log.exists() else ""
+        if "Traceback" in text:  # the folder goes with the cluster: show what failed first
+            print("instance 1 logged:\n" + text[max(0, text.index("Traceback") - 300) :][:6000])
         subprocess.run(
             ["bash", str(REPOSITORY / "scripts" / "cluster"), "stop"],
             env=self.env,
@@ -223,13 +257,21 @@ def make_token(database: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def soak(url: str, pid: int, database: str, args: argparse.Namespace) -> bool:
+def soak(
+    url: str, pid: int, database: str, args: argparse.Namespace, postgres_data: Path | None = None
+) -> bool:
     token = make_token(database)
     started = time.monotonic()
-    runner = Soak(url, token, pid, args.requests, args.clients, started + args.time_limit)
+    freezer = None
+    if args.freeze_every:
+        if postgres_data is None:
+            raise SystemExit("--freeze-every needs the soak's own cluster (no --url)")
+        freezer = Freezer(postgres_data, args.freeze_every, args.freeze_for)
+    runner = Soak(url, token, pid, args.requests, args.clients, started + args.time_limit, freezer)
     print(
         f"soaking {url} (pid {pid}): {args.requests} requests from {args.clients} clients, "
-        f"time limit {args.time_limit:.0f} s",
+        f"time limit {args.time_limit:.0f} s"
+        + (f", PostgreSQL frozen {args.freeze_for:.0f} s every {args.freeze_every:.0f} s" if freezer else ""),
         flush=True,
     )
     tally = asyncio.run(runner.run())
@@ -241,6 +283,8 @@ def main() -> int:
     parser.add_argument("--requests", type=int, default=200_000)
     parser.add_argument("--clients", type=int, default=16)
     parser.add_argument("--time-limit", type=float, default=3600, help="seconds (default 3600)")
+    parser.add_argument("--freeze-every", type=float, default=0, help="seconds between freezes (0: none)")
+    parser.add_argument("--freeze-for", type=float, default=7, help="seconds one freeze lasts (default 7)")
     parser.add_argument("--url", help="an instance already running (then --pid and --database too)")
     parser.add_argument("--pid", type=int, help="the process id of that instance, for its RSS")
     parser.add_argument("--database", help="its database URL, to make a token")
@@ -252,7 +296,8 @@ def main() -> int:
             parser.error("--url needs --pid and --database")
         return 0 if soak(args.url, args.pid, args.database, args) else 1
     with OwnCluster() as cluster:
-        return 0 if soak(cluster.url, cluster.pid, cluster.database, args) else 1
+        postgres_data = cluster.folder / "postgresql"
+        return 0 if soak(cluster.url, cluster.pid, cluster.database, args, postgres_data) else 1
 
 
 if __name__ == "__main__":

@@ -2,6 +2,13 @@
 
 Every write made through the library moves the shared data version in its own commit, so the counts
 each instance keeps (`query/totals.py`) go out of date on every instance at once.
+
+BEGIN, COMMIT and ROLLBACK are sent on the task's connection here rather than through `databases`'
+`Transaction`, which leaves its connection checked out when a cancel lands inside its BEGIN or
+COMMIT (its start and commit count the connection in and out around those awaits, with no way
+out in between). A connection whose BEGIN, COMMIT or ROLLBACK did not finish is closed, never
+reused (`connections.py`); a COMMIT the database did not confirm is an unknown outcome
+(`deadline.committing`, docs/writes.md).
 """
 
 from __future__ import annotations
@@ -12,8 +19,13 @@ import weakref
 from collections.abc import AsyncIterator
 
 from databases import Database
+from databases.core import Connection
 
+from pb_headless.connections import discard, held_connection
+from pb_headless.database_errors import is_unavailable
 from pb_headless.db import dialect_name
+from pb_headless.deadline import OUTCOME_UNKNOWN, committing
+from pb_headless.errors import ServiceUnavailable
 from pb_headless.state.version import bump_data_version
 
 # SQLite writers of one process queue here, first come first served, before asking for the write
@@ -28,9 +40,12 @@ async def write_transaction(database: Database) -> AsyncIterator[None]:
     go out of date in the same commit). SQLite takes its write lock up front (BEGIN IMMEDIATE): a
     deferred transaction that reads first and writes later can deadlock against another writer."""
     if dialect_name(database) != "sqlite":
-        async with database.transaction():
-            yield
-            await bump_data_version(database)
+        async with held_connection(database) as connection:
+            await connection.execute("BEGIN")
+            async with _rolled_back_on_error(database, connection):
+                yield
+                await bump_data_version(database)
+            await _commit(database, connection)
         return
     queue = _sqlite_writers.setdefault(database, asyncio.Lock())
     async with queue, database.connection() as connection:
@@ -41,4 +56,32 @@ async def write_transaction(database: Database) -> AsyncIterator[None]:
         except BaseException:
             await connection.execute("ROLLBACK")
             raise
-        await connection.execute("COMMIT")
+        with committing():
+            await connection.execute("COMMIT")
+
+
+@contextlib.asynccontextmanager
+async def _rolled_back_on_error(database: Database, connection: Connection) -> AsyncIterator[None]:
+    """An error inside the transaction rolls it back; a connection that cannot even roll back is
+    closed. A cancel is left to `held_connection`, which closes the connection: the server then
+    rolls back by itself."""
+    try:
+        yield
+    except Exception:
+        try:
+            await connection.execute("ROLLBACK")
+        except Exception:
+            discard(database, connection)
+        raise
+
+
+async def _commit(database: Database, connection: Connection) -> None:
+    """COMMIT; a connection lost under it leaves the outcome unknown, and the client is told so."""
+    try:
+        with committing():
+            await connection.execute("COMMIT")
+    except Exception as error:
+        discard(database, connection)
+        if is_unavailable(error):
+            raise ServiceUnavailable(OUTCOME_UNKNOWN) from error
+        raise  # the database refused the COMMIT (a deferred constraint): nothing was written

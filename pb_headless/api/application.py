@@ -29,10 +29,11 @@ from pb_headless.api.context import ApiInfo, RequestContext
 from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import health
 from pb_headless.auth import Authenticator, UserLoader
+from pb_headless.connections import held_connection
 from pb_headless.custom_routes import collect_routes
 from pb_headless.database_errors import is_unavailable
 from pb_headless.db import dialect_name, prepare
-from pb_headless.deadline import UNAVAILABLE, within
+from pb_headless.deadline import UNAVAILABLE, answered, within
 from pb_headless.errors import (
     ApiError,
     MethodNotAllowed,
@@ -205,8 +206,10 @@ class HeadlessAPI:
             # SQLite's short reads need no connection of the request's; a statement that does takes
             # one of the kept connections for itself (docs/performance.md).
             return await self._authenticated_on(request, path, decision, body)
-        async with self.database.connection():  # one connection for every query of the request
-            return await self._authenticated_on(request, path, decision, body)
+        async with held_connection(self.database):  # one connection for every query of the request
+            response = await self._authenticated_on(request, path, decision, body)
+            answered(response)  # ready before the release: a stall there cannot turn it into a 503
+        return response
 
     async def _authenticated_on(
         self, request: Request, path: str, decision: RateDecision, body: Body
@@ -225,8 +228,13 @@ class HeadlessAPI:
         return await dispatch(context, request, match(path, self.routes))
 
     async def _checked_snapshot(self, scope: Scope) -> None:
-        """Health's check of the database: read the shared version, as every request does."""
-        _recorder(scope)(await self.snapshot())
+        """Health's check of the database: read the shared version, as every request does, on a
+        connection that is closed if the check is cut off (a frozen server keeps no pool place)."""
+        if reads_inline(self.database):
+            _recorder(scope)(await self.snapshot())
+            return
+        async with held_connection(self.database):
+            _recorder(scope)(await self.snapshot())
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

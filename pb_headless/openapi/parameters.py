@@ -14,7 +14,7 @@ from typing import Any
 from pb_headless.openapi.filters import filter_parameters
 from pb_headless.openapi.values import TEXT_PATTERN, Schema
 from pb_headless.query.grammar import LARGEST_NUMBER
-from pb_headless.query.limits import MAX_SEARCH_TERMS, MAX_TEXT_LENGTH
+from pb_headless.query.limits import MAX_SEARCH_PAIRS, MAX_TEXT_LENGTH, most_search_terms
 from pb_headless.registry.spec import JSON, ObjectSpec
 
 Parameter = dict[str, Any]
@@ -59,8 +59,9 @@ def _search(spec: ObjectSpec) -> Parameter:
         "search",
         {"type": "string", "pattern": TEXT_PATTERN},
         f"Whitespace-separated words; every word must appear, case-insensitively and "
-        f"literally, in one of {fields}. An empty value is ignored. At most {MAX_SEARCH_TERMS} "
-        f"words and {MAX_TEXT_LENGTH} characters; past a bound the answer is 422.",
+        f"literally, in one of {fields}. An empty value is ignored. At most "
+        f"{most_search_terms(len(spec.searchable))} different words (at most {MAX_SEARCH_PAIRS} words × "
+        f"searchable fields) and {MAX_TEXT_LENGTH} characters; past a bound the answer is 422.",
     )
 
 

@@ -21,8 +21,8 @@ from pb_headless.query.limits import (
     MAX_BOUND_VALUES,
     MAX_FILTER_CONDITIONS,
     MAX_LIST_VALUES,
-    MAX_SEARCH_TERMS,
     MAX_TEXT_LENGTH,
+    most_search_terms,
 )
 from pb_headless.query.operators import Operator
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
@@ -262,9 +262,10 @@ def _search(spec: ObjectSpec, query: ParsedQuery, notes: _Notes) -> tuple[str, .
             notes.fail("search", str(error))
             continue
         terms.update(dict.fromkeys(text.terms))
-    if len(terms) > MAX_SEARCH_TERMS:
+    most = most_search_terms(len(spec.searchable))
+    if len(terms) > most:
         # Every word is one more LIKE on every searchable field, for every row.
-        notes.fail("search", f"must have at most {MAX_SEARCH_TERMS} different words")
+        notes.fail("search", f"must have at most {most} different words")
         return ()
     return tuple(terms)
 

@@ -22,7 +22,8 @@ class Row(Protocol):
 # Values JSON takes as they are; a field of another kind may still need them changed (a boolean
 # stored as 0/1, a decimal read as a float).
 _PLAIN = frozenset({str, int, float, bool})
-_CONVERTED_KINDS = frozenset({FieldKind.BOOLEAN, FieldKind.DECIMAL})
+# A float column MariaDB reflects as DOUBLE comes back as a Decimal, which must still be a JSON number.
+_CONVERTED_KINDS = frozenset({FieldKind.BOOLEAN, FieldKind.DECIMAL, FieldKind.FLOAT})
 
 
 def render_record(row: Row, fields: Iterable[FieldSpec]) -> dict[str, Any]:

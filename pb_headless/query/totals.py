@@ -74,7 +74,10 @@ class Totals:
             return found[2]
         running = self._running.get((key, version))
         if running is not None:
-            return await asyncio.shield(running)
+            try:
+                return await asyncio.shield(running)
+            except _CutOff:  # the request counting was cut off (its time limit, its client): count here
+                pass
         return await self._count(key, version, count)
 
     async def settled(self) -> None:
@@ -103,7 +106,8 @@ class Totals:
         try:
             total = await count()
         except BaseException as error:
-            future.set_exception(error)
+            # A cancel is this request's own: those sharing the count must not hear it as theirs.
+            future.set_exception(_CutOff() if isinstance(error, asyncio.CancelledError) else error)
             future.exception()  # whoever waits sees it; nobody waiting is not an error of its own
             raise
         finally:
@@ -114,6 +118,10 @@ class Totals:
         while len(self._counts) > KEPT_COUNTS:
             self._counts.popitem(last=False)
         return total
+
+
+class _CutOff(Exception):
+    """The count another request was making for this one was cut off."""
 
 
 _totals: WeakKeyDictionary[Database, Totals] = WeakKeyDictionary()

@@ -26,7 +26,8 @@ def tables(tmp_path: Path) -> set[str]:
 def test_status_of_a_missing_sqlite_file_is_refused_and_creates_no_file(tmp_path: Path) -> None:
     result = run("migrate", "status", database=database(tmp_path))
     assert result.returncode != 0
-    assert "there is no database file" in result.stderr and "'pb-headless migrate') creates a new one" in result.stderr
+    assert "there is no database file" in result.stderr
+    assert "'pb-headless migrate') creates a new one" in result.stderr
     assert not (tmp_path / "site.db").exists()
 
 

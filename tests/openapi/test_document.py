@@ -12,8 +12,9 @@ from pb_headless.query.limits import (
     MAX_BOUND_VALUES,
     MAX_FILTER_CONDITIONS,
     MAX_LIST_VALUES,
-    MAX_SEARCH_TERMS,
+    MAX_SEARCH_PAIRS,
     MAX_TEXT_LENGTH,
+    most_search_terms,
 )
 from tests.openapi.conftest import DOCUMENT, document_of, operations
 from tests.support.demo import create_demo, demo_registry
@@ -167,7 +168,7 @@ async def test_the_query_bounds_are_stated_in_the_filter_and_search_descriptions
     parameters = parameters_of(await document_of(site, "*"), "/objects/articles")
     for bound in (MAX_FILTER_CONDITIONS, MAX_LIST_VALUES, MAX_TEXT_LENGTH, MAX_BOUND_VALUES):
         assert f" {bound} " in parameters["filter"]["description"], bound
-    for bound in (MAX_SEARCH_TERMS, MAX_TEXT_LENGTH):
+    for bound in (most_search_terms(2), MAX_SEARCH_PAIRS, MAX_TEXT_LENGTH):  # articles: title and body
         assert f" {bound} " in parameters["search"]["description"], bound
 
 

@@ -11,8 +11,10 @@ from pb_headless.query.limits import (
     MAX_BOUND_VALUES,
     MAX_FILTER_CONDITIONS,
     MAX_LIST_VALUES,
+    MAX_SEARCH_PAIRS,
     MAX_SEARCH_TERMS,
     MAX_TEXT_LENGTH,
+    most_search_terms,
 )
 from pb_headless.query.operators import Operator
 from pb_headless.query.planner import ListPlan, filter_operators, most_conditions, plan_list
@@ -33,25 +35,34 @@ def numbers(count: int) -> str:
 
 def test_the_bounds_are_those_the_documentation_states() -> None:
     assert (MAX_SEARCH_TERMS, MAX_FILTER_CONDITIONS, MAX_TEXT_LENGTH, MAX_LIST_VALUES, MAX_BOUND_VALUES) == (
-        20,
+        12,
         50,
         500,
         100,
         2000,
     )
+    assert MAX_SEARCH_PAIRS == 12
+    assert [most_search_terms(fields) for fields in (1, 2, 3, 4, 5, 12, 13, 40)] == [12, 6, 4, 3, 2, 1, 1, 1]
 
 
-def test_a_search_of_twenty_words_plans_and_one_more_is_refused(article_spec: ObjectSpec) -> None:
-    assert len(plan(article_spec, ("search", words(20))).search) == 20
-    refused = plan(article_spec, ("search", words(21)))
-    assert (refused.search, refused.details) == ((), {"search": ["must have at most 20 different words"]})
+def test_a_search_of_six_words_in_two_fields_plans_and_one_more_is_refused(article_spec: ObjectSpec) -> None:
+    assert len(article_spec.searchable) == 2
+    assert len(plan(article_spec, ("search", words(6))).search) == 6
+    refused = plan(article_spec, ("search", words(7)))
+    assert (refused.search, refused.details) == ((), {"search": ["must have at most 6 different words"]})
+
+
+def test_an_object_searched_in_one_field_takes_twelve_words(make_spec: Callable[..., ObjectSpec]) -> None:
+    spec = make_spec(searchable=["title"])
+    assert len(plan(spec, ("search", words(12))).search) == 12
+    assert plan(spec, ("search", words(13))).details == {"search": ["must have at most 12 different words"]}
 
 
 def test_search_words_are_counted_once_across_repeated_search_parameters(article_spec: ObjectSpec) -> None:
-    result = plan(article_spec, ("search", words(20)), ("search", words(20)), ("search", "w0 w0"))
-    assert (len(result.search), result.details) == (20, {})
-    assert plan(article_spec, ("search", words(15)), ("search", "x1 x2 x3 x4 x5 x6")).details == {
-        "search": ["must have at most 20 different words"]
+    result = plan(article_spec, ("search", words(6)), ("search", words(6)), ("search", "w0 w0"))
+    assert (len(result.search), result.details) == (6, {})
+    assert plan(article_spec, ("search", words(4)), ("search", "x1 x2 x3")).details == {
+        "search": ["must have at most 6 different words"]
     }
 
 

@@ -73,3 +73,16 @@ async def test_a_failed_count_reaches_every_request_waiting_for_it() -> None:
     for task in (first, second):
         with pytest.raises(RuntimeError, match="database gone"):
             await task
+
+
+async def test_a_request_sharing_a_count_whose_counter_was_cut_off_counts_itself() -> None:
+    kept, count = Totals(), SlowCount(42)
+    counter = asyncio.create_task(kept.total("k", 1, count))
+    await asyncio.sleep(0)
+    sharer = asyncio.create_task(kept.total("k", 1, count))
+    await asyncio.sleep(0)
+    counter.cancel()  # the first request's time limit passed (or its client left)
+    await asyncio.sleep(0)
+    count.release.set()
+    assert await sharer == 42  # its own count, not the other request's cancel
+    assert counter.cancelled() and count.calls == 2
