@@ -1,0 +1,112 @@
+"""The delivery worker each `HeadlessAPI` runs in the background: fan out new changes, claim due
+deliveries, try them, record each answer (docs/webhooks.md, "How deliveries work")."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import Awaitable, Callable
+
+from databases import Database
+
+from pb_headless.db import dialect_name, utcnow
+from pb_headless.settings import is_on
+from pb_headless.state.snapshot import Snapshot
+from pb_headless.webhooks.claims import claim
+from pb_headless.webhooks.destinations import ALLOW_PRIVATE_SETTING
+from pb_headless.webhooks.options import WebhookOptions
+from pb_headless.webhooks.outbox import enabled_endpoints, fan_out
+from pb_headless.webhooks.payload import event_body
+from pb_headless.webhooks.records import DeliveryInfo
+from pb_headless.webhooks.results import Endpoint, endpoints_by_id, record_answer
+from pb_headless.webhooks.sender import Answer, Sender
+from pb_headless.webhooks.signing import signed_headers
+
+log = logging.getLogger("pb_headless")
+QUIET_REPEATS = 60.0  # the same failure of the loop is logged at most once a minute
+
+
+class WebhookWorker:
+    """Started by `HeadlessAPI.startup` and stopped by its shutdown; `run_once` is one step."""
+
+    def __init__(
+        self,
+        database: Database,
+        snapshot: Callable[[], Awaitable[Snapshot]],
+        options: WebhookOptions | None = None,
+    ) -> None:
+        self.database = database
+        self.snapshot = snapshot
+        self.options = options or WebhookOptions()
+        self.sender = Sender(self.options.try_timeout)
+        self._task: asyncio.Task[None] | None = None
+        self._logged: dict[str, float] = {}
+
+    def start(self) -> None:
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run(), name="pb_headless webhooks")
+
+    async def stop(self) -> None:
+        """Stop at once: a try cut short keeps its lease and is made again later (at least once)."""
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+        await self.sender.aclose()
+
+    async def run_once(self) -> int:
+        """Fan out what is new, then make the due tries; returns the number of tries made."""
+        if not await enabled_endpoints(self.database):
+            return 0  # an idle site's database stays idle: no lock is taken, nothing is written
+        snapshot = await self.snapshot()
+        await fan_out(self.database, snapshot.catalog)
+        claimed = await claim(self.database, utcnow(), self.options.lease, self.options.batch)
+        if not claimed:
+            return 0
+        endpoints = await endpoints_by_id(self.database, {delivery.webhook_id for delivery in claimed})
+        allow_private = is_on(snapshot.settings.get(ALLOW_PRIVATE_SETTING))
+        await asyncio.gather(
+            *(
+                self._try(snapshot, delivery, endpoints[delivery.webhook_id], allow_private)
+                for delivery in claimed
+                if delivery.webhook_id in endpoints
+            )
+        )
+        return len(claimed)
+
+    async def _try(
+        self, snapshot: Snapshot, delivery: DeliveryInfo, endpoint: Endpoint, allow_private: bool
+    ) -> None:
+        dialect = dialect_name(self.database)
+        body = await event_body(self.database, dialect, snapshot.catalog, delivery)
+        headers = signed_headers(endpoint.secret, delivery.message_id, int(time.time()), body)
+        answer = await self.sender.post(endpoint.url, headers, body, allow_private=allow_private)
+        await record_answer(self.database, delivery, answer, self.options)
+        if not answer.succeeded:
+            log.info("pb_headless: webhook '%s' try %s failed: %s", endpoint.name, delivery.id, _why(answer))
+
+    async def _run(self) -> None:
+        while True:
+            made = 0
+            try:
+                made = await self.run_once()
+            except asyncio.CancelledError:
+                raise
+            except Exception as error:  # the database away, tables not installed: try again later
+                self._log_once(error)
+            if made < self.options.batch:
+                await asyncio.sleep(self.options.poll_interval)
+
+    def _log_once(self, error: Exception) -> None:
+        kind = type(error).__name__
+        now = time.monotonic()
+        if now - self._logged.get(kind, -QUIET_REPEATS) >= QUIET_REPEATS:
+            self._logged[kind] = now
+            log.warning("pb_headless: the webhook worker failed a step (%s: %s)", kind, error)
+
+
+def _why(answer: Answer) -> str:
+    return answer.error or f"answer {answer.code}"
