@@ -13,6 +13,7 @@ from databases import Database
 from pb_headless.cli.database import connected, database_url
 from pb_headless.cli.output import CommandError, warn
 from pb_headless.cli.site import site_api
+from pb_headless.cli.webhook_commands import WEBHOOK_COMMANDS
 from pb_headless.settings import SettingsStore, checked_setting
 from pb_headless.tables import install
 from pb_headless.tokens import TokenInfo, TokenStore
@@ -147,4 +148,5 @@ COMMANDS: dict[tuple[str, str | None], Handler] = {
     ("settings", "unset"): _settings_unset,
     ("settings", "list"): _settings_list,
     ("openapi", None): _openapi,
+    **WEBHOOK_COMMANDS,
 }

@@ -44,6 +44,10 @@ class WebhookWorker:
         self._task: asyncio.Task[None] | None = None
         self._logged: dict[str, float] = {}
 
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
     def start(self) -> None:
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run(), name="pb_headless webhooks")

@@ -47,6 +47,19 @@ class Site:
 
 @pytest.fixture
 async def site(database, host_factory) -> AsyncIterator[Site]:
+    """On each database."""
+    async for built in _site(database, host_factory):
+        yield built
+
+
+@pytest.fixture
+async def sqlite_site(sqlite_database, host_factory) -> AsyncIterator[Site]:
+    """For behaviour that does not depend on the database."""
+    async for built in _site(sqlite_database, host_factory):
+        yield built
+
+
+async def _site(database: Database, host_factory) -> AsyncIterator[Site]:
     await create_demo(database)
     host = await host_factory(database, demo_registry(), webhooks=FAST)
     await host.settings.set("service_webhooks_allow_private", "yes")  # the receiver is on loopback

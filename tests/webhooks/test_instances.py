@@ -1,0 +1,59 @@
+"""Several instances on one database, and the worker's life with the application."""
+
+from __future__ import annotations
+
+import asyncio
+
+from databases import Database
+
+from pb_headless import HeadlessAPI
+from tests.support.demo import articles, demo_registry
+from tests.webhooks.changes import create_row, update_row
+from tests.webhooks.conftest import FAST
+
+WAIT = 20.0  # seconds a background delivery may take before the test gives up
+
+
+async def test_two_instances_on_one_database_send_every_event_exactly_once(site, host_factory):
+    second_database = Database(str(site.database.url))
+    await second_database.connect()
+    second = await host_factory(second_database, demo_registry(), webhooks=FAST)
+    try:
+        await site.hook()
+        for number in range(10, 30):
+            row = {"id": number, "title": f"A{number}", "published": True}
+            await create_row(site.database, articles, row)
+            await update_row(second_database, articles, number, {"title": f"B{number}"})
+        idle_rounds = 0
+        while idle_rounds < 2:
+            made = await asyncio.gather(site.worker.run_once(), second.api.webhooks.run_once())
+            idle_rounds = idle_rounds + 1 if not any(made) else 0
+    finally:
+        await second.api.webhooks.stop()
+        await second_database.disconnect()
+
+    message_ids = [post.headers["webhook-id"] for post in site.receiver.received]
+    assert len(message_ids) == 40
+    assert len(set(message_ids)) == 40
+
+
+async def test_the_worker_delivers_in_the_background_of_a_started_app_and_stops_with_it(sqlite_site):
+    site = sqlite_site
+    await site.hook()
+    await site.host.api.startup()
+    try:
+        await create_row(site.database, articles, {"id": 8, "title": "Live", "published": True})
+        for _ in range(int(WAIT / 0.05)):
+            if site.receiver.received:
+                break
+            await asyncio.sleep(0.05)
+    finally:
+        await site.host.api.shutdown()
+
+    assert [post.event["type"] for post in site.receiver.received] == ["articles.create"]
+    assert not site.worker.running
+
+
+def test_the_worker_can_be_turned_off(sqlite_database):
+    api = HeadlessAPI(sqlite_database, demo_registry(), webhooks=False)
+    assert api.webhooks is None
