@@ -26,6 +26,7 @@ class Received:
 class Receiver:
     url: str = ""
     status: int = 200  # what the next POSTs are answered with (503: "down")
+    delay: float = 0.0  # seconds each answer takes (a slow receiver keeps tries in flight)
     received: list[Received] = field(default_factory=list)
 
     @property
@@ -45,6 +46,8 @@ class Receiver:
             if not message.get("more_body"):
                 break
         headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+        if self.delay:
+            await asyncio.sleep(self.delay)
         self.received.append(Received(headers, body))
         self._answers.append(self.status)
         await send({"type": "http.response.start", "status": self.status, "headers": []})
