@@ -22,6 +22,7 @@ class WebhookOptions:
     - `lease`: how long a claimed try belongs to the instance that claimed it; one killed mid-try
       leaves it to be tried again after this (longer than `try_timeout`).
     - `batch`: at most this many tries run at once per instance.
+    - `keep_log`: finished deliveries older than this leave the delivery log.
     """
 
     retry_delays: tuple[float, ...] = RETRY_DELAYS
@@ -30,6 +31,7 @@ class WebhookOptions:
     try_timeout: float = TRY_TIMEOUT
     lease: float = 60.0
     batch: int = 20
+    keep_log: timedelta = timedelta(days=30)
 
     def __post_init__(self) -> None:
         if self.poll_interval <= 0 or self.try_timeout <= 0 or self.batch < 1:

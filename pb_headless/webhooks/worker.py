@@ -19,6 +19,7 @@ from pb_headless.webhooks.destinations import ALLOW_PRIVATE_SETTING
 from pb_headless.webhooks.options import WebhookOptions
 from pb_headless.webhooks.outbox import enabled_endpoints, fan_out
 from pb_headless.webhooks.payload import event_body
+from pb_headless.webhooks.pruning import prune_deliveries
 from pb_headless.webhooks.records import DeliveryInfo
 from pb_headless.webhooks.results import Endpoint, endpoints_by_id, record_answer
 from pb_headless.webhooks.sender import Answer, Sender
@@ -26,6 +27,7 @@ from pb_headless.webhooks.signing import signed_headers
 
 log = logging.getLogger("pb_headless")
 QUIET_REPEATS = 60.0  # the same failure of the loop is logged at most once a minute
+PRUNE_EVERY = 60.0  # seconds between two prunings of the delivery log
 
 
 class WebhookWorker:
@@ -43,6 +45,7 @@ class WebhookWorker:
         self.sender = Sender(self.options.try_timeout)
         self._task: asyncio.Task[None] | None = None
         self._logged: dict[str, float] = {}
+        self._pruned_at = -PRUNE_EVERY
 
     @property
     def running(self) -> bool:
@@ -65,6 +68,9 @@ class WebhookWorker:
         """Fan out what is new, then make the due tries; returns the number of tries made."""
         if not await enabled_endpoints(self.database):
             return 0  # an idle site's database stays idle: no lock is taken, nothing is written
+        if time.monotonic() - self._pruned_at >= PRUNE_EVERY:
+            self._pruned_at = time.monotonic()
+            await prune_deliveries(self.database, utcnow() - self.options.keep_log)
         snapshot = await self.snapshot()
         await fan_out(self.database, snapshot.catalog)
         claimed = await claim(self.database, utcnow(), self.options.lease, self.options.batch)

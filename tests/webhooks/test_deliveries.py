@@ -3,10 +3,14 @@ with the record as the API shows it, retried until it succeeds or its tries run 
 
 from __future__ import annotations
 
+from datetime import timedelta
+
 import pytest
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
+from pb_headless.db import utcnow
+from pb_headless.webhooks.pruning import prune_deliveries
 from tests.support.demo import articles
 from tests.webhooks.changes import create_row, delete_row, update_row
 
@@ -139,7 +143,6 @@ async def test_a_receiver_down_for_a_while_gets_every_event_afterwards_in_order_
 
 async def test_an_endpoint_failing_for_longer_than_allowed_is_disabled_with_a_note(site):
     from dataclasses import replace
-    from datetime import timedelta
 
     site.worker.options = replace(site.worker.options, disable_after=timedelta(0))
     await site.hook()
@@ -157,3 +160,16 @@ def site_authors():
     from tests.support.demo import authors
 
     return authors
+
+
+async def test_finished_deliveries_older_than_the_kept_time_leave_the_log_pending_ones_stay(site):
+    await site.hook()
+    await create_row(site.database, articles, {**NEW_ARTICLE, "id": 9})
+    await site.deliver()
+    site.receiver.status = 503
+    await create_row(site.database, articles, NEW_ARTICLE)
+    await site.worker.run_once()
+
+    assert await prune_deliveries(site.database, utcnow() + timedelta(seconds=1)) == 1
+    left = await site.store.deliveries("site")
+    assert [(delivery.row_key, delivery.status) for delivery in left] == [("8", "pending")]
