@@ -28,6 +28,10 @@ from pb_headless.webhooks.signing import signed_headers
 log = logging.getLogger("pb_headless")
 QUIET_REPEATS = 60.0  # the same failure of the loop is logged at most once a minute
 PRUNE_EVERY = 60.0  # seconds between two prunings of the delivery log
+# On shutdown the worker finishes its database statements (a connection cancelled mid-statement may
+# never go back to the pool, and the pool's close would then wait for it) and abandons its HTTP tries;
+# only a step still running after this many seconds is cancelled.
+STOP_GRACE = 5.0
 
 
 class WebhookWorker:
@@ -44,6 +48,7 @@ class WebhookWorker:
         self.options = options or WebhookOptions()
         self.sender = Sender(self.options.try_timeout)
         self._task: asyncio.Task[None] | None = None
+        self._stopping = asyncio.Event()
         self._logged: dict[str, float] = {}
         self._pruned_at = -PRUNE_EVERY
 
@@ -53,15 +58,21 @@ class WebhookWorker:
 
     def start(self) -> None:
         if self._task is None or self._task.done():
+            self._stopping = asyncio.Event()
             self._task = asyncio.get_running_loop().create_task(self._run(), name="pb_headless webhooks")
 
     async def stop(self) -> None:
-        """Stop at once: a try cut short keeps its lease and is made again later (at least once)."""
+        """Stop promptly: tries in flight are abandoned (each keeps its lease and is made again later:
+        at least once), statements under way are finished."""
         task, self._task = self._task, None
+        self._stopping.set()
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            try:
+                await asyncio.wait_for(asyncio.shield(task), STOP_GRACE)
+            except TimeoutError:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         await self.sender.aclose()
 
     async def run_once(self) -> int:
@@ -93,22 +104,37 @@ class WebhookWorker:
         dialect = dialect_name(self.database)
         body = await event_body(self.database, dialect, snapshot.catalog, delivery)
         headers = signed_headers(endpoint.secret, delivery.message_id, int(time.time()), body)
-        answer = await self.sender.post(endpoint.url, headers, body, allow_private=allow_private)
+        answer = await self._post_unless_stopping(endpoint.url, headers, body, allow_private)
+        if answer is None:
+            return  # shutting down: the lease brings the delivery back
         await record_answer(self.database, delivery, answer, self.options)
         if not answer.succeeded:
             log.info("pb_headless: webhook '%s' try %s failed: %s", endpoint.name, delivery.id, _why(answer))
 
+    async def _post_unless_stopping(
+        self, url: str, headers: dict[str, str], body: bytes, allow_private: bool
+    ) -> Answer | None:
+        post = asyncio.ensure_future(self.sender.post(url, headers, body, allow_private=allow_private))
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        done, _ = await asyncio.wait({post, stopping}, return_when=asyncio.FIRST_COMPLETED)
+        stopping.cancel()
+        if post in done:
+            return post.result()
+        post.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await post
+        return None
+
     async def _run(self) -> None:
-        while True:
+        while not self._stopping.is_set():
             made = 0
             try:
                 made = await self.run_once()
-            except asyncio.CancelledError:
-                raise
             except Exception as error:  # the database away, tables not installed: try again later
                 self._log_once(error)
             if made < self.options.batch:
-                await asyncio.sleep(self.options.poll_interval)
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(self._stopping.wait(), self.options.poll_interval)
 
     def _log_once(self, error: Exception) -> None:
         kind = type(error).__name__

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import time
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 
@@ -16,6 +17,7 @@ import uvicorn
 class Received:
     headers: dict[str, str]
     body: bytes
+    at: float = field(default_factory=time.monotonic)  # when the request had arrived whole
 
     @property
     def event(self) -> dict:
@@ -27,6 +29,7 @@ class Receiver:
     url: str = ""
     status: int = 200  # what the next POSTs are answered with (503: "down")
     delay: float = 0.0  # seconds each answer takes (a slow receiver keeps tries in flight)
+    arriving: int = 0  # requests that have arrived, answered or not yet
     received: list[Received] = field(default_factory=list)
 
     @property
@@ -46,9 +49,11 @@ class Receiver:
             if not message.get("more_body"):
                 break
         headers = {name.decode("latin-1"): value.decode("latin-1") for name, value in scope["headers"]}
+        arrived = Received(headers, body)
+        self.arriving += 1
         if self.delay:
             await asyncio.sleep(self.delay)
-        self.received.append(Received(headers, body))
+        self.received.append(arrived)
         self._answers.append(self.status)
         await send({"type": "http.response.start", "status": self.status, "headers": []})
         await send({"type": "http.response.body", "body": b"ok"})

@@ -57,3 +57,20 @@ async def test_the_worker_delivers_in_the_background_of_a_started_app_and_stops_
 def test_the_worker_can_be_turned_off(sqlite_database):
     api = HeadlessAPI(sqlite_database, demo_registry(), webhooks=False)
     assert api.webhooks is None
+
+
+async def test_shutdown_during_a_try_abandons_it_and_leaves_the_delivery_to_be_tried_again(site):
+    await site.hook()
+    site.receiver.delay = 3  # the try is still waiting for its answer when the app stops
+    await create_row(site.database, articles, {"id": 8, "title": "Cut short", "published": True})
+    await site.host.api.startup()
+    for _ in range(int(WAIT / 0.05)):
+        if site.receiver.arriving:
+            break
+        await asyncio.sleep(0.05)
+    await site.host.api.shutdown()
+
+    [delivery] = await site.store.deliveries("site")
+    assert not site.worker.running
+    assert (delivery.status, delivery.tries) == ("pending", 0)  # no answer recorded: it comes back
+    assert delivery.next_try_at is not None and delivery.next_try_at > delivery.changed_at
