@@ -42,7 +42,7 @@ async def fan_out(database: Database, catalog: Catalog, limit: int = FAN_OUT_BAT
             moved = _cursor.update().where(_cursor.c.id == 1).values(position=entries[-1].position)
             await database.execute(moved)
             return len(entries)
-    await _start_cursor(database)  # outside the transaction: a lost race must not spoil it
+    await _start_cursor(database)
     return 0
 
 
@@ -60,7 +60,8 @@ async def _locked_position(database: Database) -> int | None:
 async def _start_cursor(database: Database) -> None:
     """The first step ever starts at the log's end: endpoints get changes made after they exist."""
     try:
-        await database.execute(_cursor.insert().values(id=1, position=await latest_position(database)))
+        async with database.transaction():  # a savepoint when nested: a lost race spoils nothing else
+            await database.execute(_cursor.insert().values(id=1, position=await latest_position(database)))
     except Exception as error:  # another instance started it at the same moment
         if not is_duplicate_key(error):
             raise
