@@ -47,6 +47,8 @@ def _due(now: datetime, limit: int) -> sa.Select:
 
 async def claim(database: Database, now: datetime, lease: float, limit: int) -> list[DeliveryInfo]:
     """Lease up to `limit` due deliveries to this instance; `now` is naive UTC."""
+    if await database.fetch_one(_due(now, 1)) is None:
+        return []  # nothing due: no lock taken (on SQLite it would hold up every other writer)
     query = _due(now, limit)
     dialect = dialect_name(database)
     sqlite = dialect == "sqlite"

@@ -29,6 +29,8 @@ _deliveries = webhook_tables.deliveries
 
 async def fan_out(database: Database, catalog: Catalog, limit: int = FAN_OUT_BATCH) -> int:
     """Turn up to `limit` new entries into deliveries; returns how many entries were read."""
+    if not await _has_news(database):
+        return 0  # the lock is taken only when there is work: SQLite's other writers are not held up
     async with database.transaction():
         position = await _locked_position(database)
         if position is not None:
@@ -44,6 +46,11 @@ async def fan_out(database: Database, catalog: Catalog, limit: int = FAN_OUT_BAT
             return len(entries)
     await _start_cursor(database)
     return 0
+
+
+async def _has_news(database: Database) -> bool:
+    row = await database.fetch_one(_cursor.select().where(_cursor.c.id == 1))
+    return row is None or bool(await changes_after(database, int(row._mapping["position"]), 1))
 
 
 async def _locked_position(database: Database) -> int | None:
