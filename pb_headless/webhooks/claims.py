@@ -16,6 +16,7 @@ from databases import Database
 
 from pb_headless.db import dialect_name
 from pb_headless.tables import webhook_tables
+from pb_headless.webhooks.locking import lock_for_writing
 from pb_headless.webhooks.records import DeliveryInfo, delivery_from_row
 
 _deliveries = webhook_tables.deliveries
@@ -51,16 +52,12 @@ async def claim(database: Database, now: datetime, lease: float, limit: int) -> 
         return []  # nothing due: no lock taken (on SQLite it would hold up every other writer)
     query = _due(now, limit)
     dialect = dialect_name(database)
-    sqlite = dialect == "sqlite"
     if dialect == "postgresql":  # lock only the deliveries, not the endpoints the subquery reads
         query = query.with_for_update(skip_locked=True, of=_deliveries)
-    elif not sqlite:  # MariaDB knows no `OF`
+    elif dialect != "sqlite":  # MariaDB knows no `OF`
         query = query.with_for_update(skip_locked=True)
     async with database.transaction():
-        if sqlite:  # the write lock first: two processes never lease the same rows
-            await database.execute(
-                _deliveries.update().where(_deliveries.c.id == -1).values(tries=_deliveries.c.tries)
-            )
+        await lock_for_writing(database)  # SQLite: two processes never lease the same rows
         claimed = [delivery_from_row(row._mapping) for row in await database.fetch_all(query)]
         if claimed:
             leased = (

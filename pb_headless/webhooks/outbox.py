@@ -17,6 +17,7 @@ from pb_headless.database_errors import is_duplicate_key
 from pb_headless.db import dialect_name, utcnow
 from pb_headless.registry import Catalog
 from pb_headless.tables import webhook_tables
+from pb_headless.webhooks.locking import lock_for_writing
 from pb_headless.webhooks.records import WebhookInfo, webhook_from_row
 from pb_headless.webhooks.signing import message_id
 from pb_headless.webhooks.source import Change, changes_after, latest_position
@@ -54,12 +55,11 @@ async def _has_news(database: Database) -> bool:
 
 
 async def _locked_position(database: Database) -> int | None:
+    query = _cursor.select().where(_cursor.c.id == 1)
     if dialect_name(database) == "sqlite":
-        # Take SQLite's write lock first, so two processes never both read and then both write.
-        await database.execute(_cursor.update().where(_cursor.c.id == 1).values(position=_cursor.c.position))
-        query = _cursor.select().where(_cursor.c.id == 1)
+        await lock_for_writing(database)  # one writer at a time: two processes never both fan out
     else:
-        query = _cursor.select().where(_cursor.c.id == 1).with_for_update()
+        query = query.with_for_update()
     row = await database.fetch_one(query)
     return None if row is None else int(row._mapping["position"])
 

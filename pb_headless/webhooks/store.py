@@ -15,6 +15,7 @@ from databases import Database
 from pb_headless.db import utcnow
 from pb_headless.tables import webhook_tables
 from pb_headless.webhooks.destinations import checked_url
+from pb_headless.webhooks.locking import lock_for_writing
 from pb_headless.webhooks.outbox import enabled_endpoints, skip_to_end
 from pb_headless.webhooks.records import DeliveryInfo, WebhookInfo, delivery_from_row, webhook_from_row
 from pb_headless.webhooks.signing import generate_secret
@@ -89,6 +90,7 @@ class WebhookStore:
             "updated_at": now,
         }
         async with self.database.transaction():
+            await lock_for_writing(self.database)
             if await self._row(name) is not None:
                 raise WebhookError(f"a webhook named '{name}' already exists")
             if enabled and not await enabled_endpoints(self.database):
@@ -110,6 +112,7 @@ class WebhookStore:
     async def enable(self, name: str) -> WebhookInfo:
         """Deliver again; clears the note of an automatic disabling and the failure streak."""
         async with self.database.transaction():
+            await lock_for_writing(self.database)
             if not await enabled_endpoints(self.database):
                 await skip_to_end(self.database)
             await self._update(name, enabled=True, note=None, failing_since=None)
@@ -122,6 +125,7 @@ class WebhookStore:
 
     async def delete(self, name: str) -> None:
         async with self.database.transaction():
+            await lock_for_writing(self.database)
             webhook = await self.get(name)
             await self.database.execute(_deliveries.delete().where(_deliveries.c.webhook_id == webhook.id))
             await self.database.execute(_webhooks.delete().where(_webhooks.c.id == webhook.id))
@@ -161,6 +165,7 @@ class WebhookStore:
 
     async def _update(self, name: str, **changes: Any) -> None:
         async with self.database.transaction():
+            await lock_for_writing(self.database)
             await self.get(name)
             query = _webhooks.update().where(_webhooks.c.name == name).values(updated_at=utcnow(), **changes)
             await self.database.execute(query)

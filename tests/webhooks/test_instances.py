@@ -74,3 +74,26 @@ async def test_shutdown_during_a_try_abandons_it_and_leaves_the_delivery_to_be_t
     assert not site.worker.running
     assert (delivery.status, delivery.tries) == ("pending", 0)  # no answer recorded: it comes back
     assert delivery.next_try_at is not None and delivery.next_try_at > delivery.changed_at
+
+
+async def test_on_sqlite_another_process_can_manage_endpoints_while_deliveries_run(sqlite_site):
+    site = sqlite_site
+    await site.hook()
+    site.receiver.delay = 0.05
+    for number in range(100, 130):
+        await create_row(site.database, articles, {"id": number, "title": "t", "published": True})
+    shell = Database(str(site.database.url))  # as `pb-headless` connects: its own connections
+    await shell.connect()
+    await site.host.api.startup()
+    try:
+        from pb_headless import WebhookStore
+
+        store = WebhookStore(shell)
+        for round_ in range(10):
+            await store.create(f"other-{round_}", "https://hooks.example.com/", enabled=False)
+            await store.delete(f"other-{round_}")
+            await asyncio.sleep(0.05)
+    finally:
+        await site.host.api.shutdown()
+        await shell.disconnect()
+    assert [webhook.name for webhook in await site.store.list()] == ["site"]
