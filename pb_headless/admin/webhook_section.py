@@ -19,7 +19,7 @@ from pb_headless.admin import reveal
 from pb_headless.admin.access import form_of, text
 from pb_headless.admin.rendering import PAGE_HEADERS, Renderer, flash
 from pb_headless.settings import is_on
-from pb_headless.webhooks.destinations import ALLOW_PRIVATE_SETTING
+from pb_headless.webhooks.destinations import ALLOW_PRIVATE_SETTING, private_destination_warning
 from pb_headless.webhooks.signing import SECRET_PREFIX
 from pb_headless.webhooks.store import EVENTS, WebhookError, WebhookStore
 
@@ -79,7 +79,9 @@ class WebhookSection:
             )
         except WebhookError as error:
             return await self.index(request, error=_sentence(error), values=values)
-        query = reveal.remember(request, webhook.name, secret, reissued=False)
+        allowed = is_on(await self.api.settings.get(ALLOW_PRIVATE_SETTING))
+        warning = private_destination_warning(webhook.url, allowed)
+        query = reveal.remember(request, webhook.name, secret, reissued=False, warnings=_sentences(warning))
         return self._to(request, f"/webhooks/secret?{query}")
 
     async def secret(self, request: Request) -> Response:
@@ -132,6 +134,10 @@ class WebhookSection:
     def _to(request: Request, path: str) -> Response:
         root = request.scope.get("root_path", "").rstrip("/")
         return RedirectResponse(root + path, status_code=303, headers=PAGE_HEADERS)
+
+
+def _sentences(warning: str | None) -> tuple[str, ...]:
+    return (_sentence(ValueError(warning)),) if warning else ()
 
 
 def _sentence(error: Exception) -> str:

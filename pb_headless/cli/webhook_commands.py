@@ -8,6 +8,9 @@ from collections.abc import Awaitable, Callable
 import orjson
 from databases import Database
 
+from pb_headless.cli.output import warn
+from pb_headless.settings import SettingsStore, is_on
+from pb_headless.webhooks.destinations import ALLOW_PRIVATE_SETTING, private_destination_warning
 from pb_headless.webhooks.records import DeliveryInfo, WebhookInfo
 from pb_headless.webhooks.store import WebhookStore
 
@@ -18,6 +21,10 @@ async def _create(database: Database, args: argparse.Namespace) -> str:
     webhook, secret = await WebhookStore(database).create(
         args.name, args.url, objects=args.objects, events=args.events
     )
+    allowed = is_on(await SettingsStore(database).get(ALLOW_PRIVATE_SETTING))
+    warning = private_destination_warning(webhook.url, allowed)
+    if warning:
+        warn(warning)
     return (
         f"created webhook '{webhook.name}' for {webhook.url} (objects {','.join(webhook.objects)}, events "
         f"{','.join(webhook.events)}); its signing secret, shown once:\n{secret}"

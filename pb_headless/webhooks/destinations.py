@@ -38,6 +38,22 @@ def check_addresses(host: str, addresses: list[str], allow_private: bool) -> Non
             )
 
 
+def private_destination_warning(url: str, allow_private: bool) -> str | None:
+    """What to tell the person registering a URL that names a private address outright (a literal
+    address or `localhost`) while such deliveries are refused; names are not resolved here."""
+    host = (urlsplit(url).hostname or "").lower()
+    try:
+        private = not is_public_address(host)
+    except ValueError:  # a name, not an address
+        private = host == "localhost" or host.endswith(".localhost")
+    if not private or allow_private:
+        return None
+    return (
+        f"the destination {host} is a private, loopback or link-local address: deliveries to it are refused "
+        f"until the setting {ALLOW_PRIVATE_SETTING} is on (docs/webhooks.md)"
+    )
+
+
 def checked_url(url: str) -> str:
     """An endpoint URL as stored: http or https, with a host, without user:password."""
     url = (url or "").strip()

@@ -35,6 +35,13 @@ async def test_a_new_webhook_shows_its_secret_once_and_the_list_never_shows_it(s
     assert (webhook.objects, webhook.events) == (("articles",), ("create", "update"))
 
 
+async def test_a_private_address_is_registered_with_a_warning_next_to_the_secret(sqlite_browser):
+    answer = await create(sqlite_browser, url="http://localhost:9000/hook")
+    page = await sqlite_browser.get(answer.headers["location"])
+    assert SECRET.search(page.text)
+    assert "The destination localhost is a private, loopback or link-local address" in page.text
+
+
 async def test_a_refused_webhook_is_answered_with_the_reason_and_the_values_kept(sqlite_browser):
     answer = await create(sqlite_browser, url="ftp://files.example.com/")
     assert answer.status_code == 422

@@ -50,6 +50,17 @@ def test_create_prints_the_secret_last_and_list_shows_everything_but_the_secret(
     ]
 
 
+def test_a_private_address_is_registered_with_a_warning_that_deliveries_to_it_are_refused(tmp_path):
+    url = f"sqlite:///{tmp_path}/cli.db"
+    run("install", database=url)
+    address = ("--url", "http://127.0.0.1:9000/hook")
+    created = run("webhooks", "create", "--name", "local", *address, database=url)
+
+    assert last_line(created).startswith("whsec_")
+    assert created.stderr.startswith("pb-headless: warning: the destination 127.0.0.1 is a private")
+    assert "service_webhooks_allow_private" in created.stderr
+
+
 def test_disable_enable_and_delete_change_what_list_shows(tmp_path):
     url = f"sqlite:///{tmp_path}/cli.db"
     run("install", database=url)

@@ -68,3 +68,21 @@ async def test_the_setting_lets_deliveries_reach_a_loopback_receiver(sqlite_site
     await site.deliver()
 
     assert [post.event["type"] for post in site.receiver.received] == ["articles.create"]
+
+
+@pytest.mark.parametrize(
+    ("url", "warned"),
+    [
+        ("http://127.0.0.1:9000/hook", True),
+        ("http://localhost/hook", True),
+        ("http://[::1]:8080/", True),
+        ("http://10.0.0.7/", True),
+        ("https://hooks.example.com/pb", False),  # names are not resolved when an endpoint is made
+        ("https://93.184.215.14/", False),
+    ],
+)
+def test_registering_a_private_address_warns_while_such_deliveries_are_refused(url, warned):
+    from pb_headless.webhooks.destinations import private_destination_warning
+
+    assert (private_destination_warning(url, allow_private=False) is not None) is warned
+    assert private_destination_warning(url, allow_private=True) is None
