@@ -43,6 +43,8 @@ if _typing.TYPE_CHECKING:
     from pb_headless.settings import SettingsStore
     from pb_headless.tables import install
     from pb_headless.tokens import TokenError, TokenInfo, TokenStore
+    from pb_headless.webhooks.options import WebhookOptions
+    from pb_headless.webhooks.store import WebhookError, WebhookStore
 
 # Each public name and the module that defines it.
 _HOMES = {
@@ -79,6 +81,9 @@ _HOMES = {
     "TokenError": "pb_headless.tokens",
     "TokenInfo": "pb_headless.tokens",
     "TokenStore": "pb_headless.tokens",
+    "WebhookError": "pb_headless.webhooks.store",
+    "WebhookOptions": "pb_headless.webhooks.options",
+    "WebhookStore": "pb_headless.webhooks.store",
 }
 
 
@@ -123,6 +128,9 @@ __all__ = [
     "UnknownObject",
     "UnsupportedMediaType",
     "ValidationFailed",
+    "WebhookError",
+    "WebhookOptions",
+    "WebhookStore",
     "__version__",
     "install",
     "route",

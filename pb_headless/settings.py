@@ -105,6 +105,7 @@ SETTING_CHECKS: Mapping[str, SettingCheck] = {
     "service_cors_headers": _check_list(_TOKEN, "header name"),
     "service_cors_credentials": _check_switch,
     "service_cors_max_age": _check_max_age,
+    "service_webhooks_allow_private": _check_switch,
 }
 
 
@@ -122,6 +123,6 @@ def checked_setting(key: str, value: str) -> str:
     problem = check(normal)
     if problem:
         raise SettingError(f"{key}: {problem}")
-    if key == "service_cors_credentials":
+    if check is _check_switch:
         return "yes" if is_on(normal) else "no"
     return normal

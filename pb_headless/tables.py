@@ -86,6 +86,7 @@ DEFAULT_SETTINGS: dict[str, str] = {
     "service_cors_headers": "Authorization,Content-Type,X-Requested-With,X-API-Key",
     "service_cors_credentials": "no",
     "service_cors_max_age": "86400",
+    "service_webhooks_allow_private": "no",  # docs/webhooks.md: deliveries to private addresses
 }
 
 
@@ -116,3 +117,9 @@ async def _insert_missing(database: Database, table: sa.Table, key: str, rows: d
         except Exception as error:  # another installer won the race; the row is there
             if not is_duplicate_key(error):
                 raise
+
+
+# The webhooks' endpoints, deliveries and fan-out cursor (docs/webhooks.md), defined by their package.
+from pb_headless.webhooks.tables import define_tables as _define_webhook_tables  # noqa: E402
+
+webhook_tables = _define_webhook_tables(metadata)

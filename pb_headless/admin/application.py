@@ -19,6 +19,7 @@ from pb_headless.admin.docs import docs_routes
 from pb_headless.admin.reach import GrantScope
 from pb_headless.admin.rendering import PAGE_HEADERS, Layout, Renderer
 from pb_headless.admin.token_section import ListUsers, TokenSection
+from pb_headless.admin.webhook_section import WebhookSection
 from pb_headless.constructor.source import TableLoader
 
 if TYPE_CHECKING:
@@ -65,7 +66,7 @@ class AdminApp:
         local_viewer: bool | None = None,
     ) -> None:
         self.api = api
-        sections = [("tokens", "API tokens"), ("settings/cors", "CORS")]
+        sections = [("tokens", "API tokens"), ("webhooks", "Webhooks"), ("settings/cors", "CORS")]
         if constructor_tables is not None:
             sections.append(("tables", "Tables"))
         self.renderer = Renderer(sections, home_url, layout, new_table_url=new_table_url)
@@ -74,6 +75,7 @@ class AdminApp:
         routes: list[BaseRoute] = [Route("/", guard(self.index), methods=["GET"])]
         routes += TokenSection(api, self.renderer, list_users).routes(guard)
         routes += GrantScope(api).routes(guard)
+        routes += WebhookSection(api, self.renderer).routes(guard)
         routes += CorsSettingsPage(api, self.renderer).routes(guard)
         if constructor_tables is not None:
             routes += ApiTabSection(api, self.renderer, constructor_tables).routes(guard)

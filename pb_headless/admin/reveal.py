@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
@@ -61,8 +62,13 @@ def remember(
     return urlencode({"key": key, "value": _b64(_xor(value, pad)), "name": name})
 
 
-def take(request: Request) -> Reveal | None:
-    """The value behind this address, once; None when it was shown already or never existed."""
+def is_token_value(plain: str) -> bool:
+    return plain.startswith("pb_") and plain[3:].isascii() and plain[3:].isalnum()
+
+
+def take(request: Request, accepts: Callable[[str], bool] = is_token_value) -> Reveal | None:
+    """The value behind this address, once; None when it was shown already or never existed, or when
+    it is not the kind of value the page shows (`accepts`: a token's by default)."""
     key, masked = request.query_params.get("key", ""), request.query_params.get("value", "")
     pending: dict[str, Any] = dict(session_of(request).get(SESSION_KEY) or {})
     entry = pending.pop(key, None)
@@ -74,6 +80,6 @@ def take(request: Request) -> Reveal | None:
         plain = _xor(value, pad).decode("ascii")
     except (ValueError, TypeError, KeyError, UnicodeDecodeError):
         return None  # an address edited by hand: nothing to show
-    if not (plain.startswith("pb_") and plain[3:].isascii() and plain[3:].isalnum()):
+    if not accepts(plain):
         return None
     return Reveal(str(entry["name"]), plain, bool(entry["reissued"]), tuple(entry.get("warnings") or ()))

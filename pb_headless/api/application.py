@@ -54,6 +54,8 @@ from pb_headless.settings import SettingsStore
 from pb_headless.sqlite_pool import reads_inline
 from pb_headless.state.snapshot import SNAPSHOT_SCOPE_KEY, Snapshot, SnapshotCache
 from pb_headless.tokens import TokenStore
+from pb_headless.webhooks.options import WebhookOptions
+from pb_headless.webhooks.worker import WebhookWorker
 
 log = logging.getLogger("pb_headless")
 
@@ -83,6 +85,7 @@ class HeadlessAPI:
         database_timeout: float = DATABASE_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
         migrate: bool = False,
+        webhooks: bool | WebhookOptions = True,
     ) -> None:
         if database_timeout <= 0 or body_timeout <= 0:
             raise ValueError("database_timeout and body_timeout are positive numbers of seconds")
@@ -110,6 +113,7 @@ class HeadlessAPI:
         )
         self.dialect = dialect_name(database)
         self.info = ApiInfo(title, self.version, self.routes)
+        self.webhooks = _webhook_worker(database, self.snapshot, webhooks)
         prepare(database)
 
     @property
@@ -119,16 +123,22 @@ class HeadlessAPI:
     # -- life cycle ----------------------------------------------------------------------------
     async def startup(self) -> None:
         """Check the library's tables are at this release's version (docs/upgrading.md), then build the
-        registry once, so a wrong schema or a broken declaration stops the start instead of a request."""
+        registry once, so a wrong schema or a broken declaration stops the start instead of a request;
+        then start delivering webhooks in the background (docs/webhooks.md)."""
         from pb_headless.migrations.migrate import check
         from pb_headless.tables import install
 
         if await check(self.database, migrate=self.migrate):  # older tables, and the host opted in
             await install(self.database)
         await self.snapshot()
+        if self.webhooks is not None:
+            self.webhooks.start()
 
     async def shutdown(self) -> None:
-        """Close what the API opened itself: the Redis connection pool, the reflection engine."""
+        """Close what the API opened itself: the webhook worker, the Redis connection pool, the
+        reflection engine."""
+        if self.webhooks is not None:
+            await self.webhooks.stop()
         close = getattr(self.rate_limiter, "aclose", None)
         if close is not None:
             await close()
@@ -279,6 +289,14 @@ def _failure(scope: Scope, path: str, error: Exception) -> ApiError:
         "pb_headless: request %s %s failed (request id %s)", scope["method"], path, request_id, exc_info=error
     )
     return ServerError(request_id)
+
+
+def _webhook_worker(
+    database: Database, snapshot: Callable[[], Awaitable[Snapshot]], option: bool | WebhookOptions
+) -> WebhookWorker | None:
+    if option is False:
+        return None
+    return WebhookWorker(database, snapshot, option if isinstance(option, WebhookOptions) else None)
 
 
 def _default_limiter(redis_url: str | None, limit: int) -> RateLimiter:

@@ -16,6 +16,7 @@ from pb_headless.cli.database import connected, database_url
 from pb_headless.cli.output import CommandError, warn
 from pb_headless.cli.parser import PROGRAM
 from pb_headless.cli.site import site_api
+from pb_headless.cli.webhook_commands import WEBHOOK_COMMANDS
 from pb_headless.settings import SettingsStore, checked_setting
 from pb_headless.tables import DEFAULT_SETTINGS, install
 from pb_headless.tokens import TokenError, TokenInfo, TokenStore
@@ -187,4 +188,5 @@ COMMANDS: dict[tuple[str, str | None], Handler] = {
     ("settings", "unset"): _settings_unset,
     ("settings", "list"): _settings_list,
     ("openapi", None): _openapi,
+    **WEBHOOK_COMMANDS,
 }

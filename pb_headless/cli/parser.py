@@ -6,6 +6,8 @@ import argparse
 import sys
 from typing import NoReturn
 
+from pb_headless.cli.webhook_parser import add_webhook_commands
+
 PROGRAM = "pb-headless"
 DESCRIPTION = (
     "Do from a shell what a host's administration area does: install the library's tables, manage "
@@ -92,6 +94,7 @@ def build_parser() -> argparse.ArgumentParser:
         command,
     )
     _migrate_command(command(commands, "migrate", MIGRATE_HELP))
+    add_webhook_commands(commands, command, Parser)
     openapi = command(commands, "openapi", "print the full OpenAPI document the site serves")
     openapi.add_argument(
         "--api-file",

@@ -29,6 +29,8 @@ PAGES = [
     ("record", f"/mgr/constructor/{TABLE}/records/new"),
     ("tokens", "/mgr/pb/tokens"),
     ("token-edit", "/mgr/pb/tokens/edit?name=mobile%20app"),
+    ("webhooks", "/mgr/pb/webhooks"),
+    ("webhook-deliveries", "/mgr/pb/webhooks/deliveries?name=search%20indexer"),
     ("api-tabs", "/mgr/pb/tables"),
     ("api-tab", f"/mgr/pb/tables/{TABLE}/api"),
     ("cors", "/mgr/pb/settings/cors"),
@@ -129,13 +131,28 @@ def create_token(page: Any, url: str, name: str, scopes: list[str], other: str =
     return str(page.inner_text("#token-value")).strip()
 
 
+def create_webhook(page: Any, url: str, name: str, address: str, objects: tuple[str, ...] = ()) -> str:
+    """Register a webhook through the form; returns its secret as the one-time page shows it."""
+    page.goto(f"{url}/mgr/pb/webhooks")
+    page.fill("#name", name)
+    page.fill("#url", address)
+    for item in objects:
+        page.check(f"input[name=objects][value='{item}']")
+    page.click("form.card button:has-text('Create webhook')")
+    page.wait_for_url(f"{url}/mgr/pb/webhooks/secret?**")
+    return str(page.inner_text("#secret-value")).strip()
+
+
 def populate(page: Any, url: str) -> None:
-    """A table with two records, published, and a token: every page then has something to show."""
+    """A table with two records, published, a token and a webhook: every page has something to show."""
     make_table(page, url)
     add_record(page, url, "Мы открыли новый офис", "1250.50", True)
     add_record(page, url, "Итоги года", "", False)
     publish(page, url)
     create_token(page, url, "mobile app", ["articles.read", f"{OBJECT}.*"])
+    create_webhook(
+        page, url, "search indexer", "https://hooks.example.com/pb/deliveries/search-indexer-production"
+    )
 
 
 def overflow(page: Any) -> int:

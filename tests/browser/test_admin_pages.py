@@ -198,7 +198,9 @@ def test_every_administration_page_has_one_shell_and_fits_a_phone(start_site, br
             if name == "docs":
                 page.wait_for_selector(".swagger-ui .opblock", timeout=20000)
             nav = page.locator("header.pb-shell nav a").all_inner_texts()
-            assert nav == ["Dashboard", "Constructor", "API tabs", "API tokens", "CORS", "API docs"], name
+            assert nav == [
+                *("Dashboard", "Constructor", "API tabs", "API tokens", "Webhooks", "CORS", "API docs")
+            ], name
             sign_out = page.locator("header.pb-shell button:has-text('Sign out')")
             assert sign_out.is_visible() and sign_out.bounding_box()["x"] + 10 < viewport["width"], name
             assert page.locator("link[href='/mgr/pb/static/admin.css']").count() == 1, name

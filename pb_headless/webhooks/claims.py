@@ -1,0 +1,69 @@
+"""Claiming due deliveries, so that with several instances each try is made by one of them.
+
+A claim is a short transaction: the due rows are locked (`FOR UPDATE SKIP LOCKED` on PostgreSQL and
+MariaDB, so instances pass each other's rows by; SQLite has one writer) and leased, by moving their
+next try past the time a try can take. The try itself runs outside any transaction. A delivery waits
+while an older one of the same record to the same endpoint is still pending, so a receiver that was
+down gets each record's events in order.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta
+
+import sqlalchemy as sa
+from databases import Database
+
+from pb_headless.db import dialect_name
+from pb_headless.tables import webhook_tables
+from pb_headless.webhooks.locking import lock_for_writing
+from pb_headless.webhooks.records import DeliveryInfo, delivery_from_row
+
+_deliveries = webhook_tables.deliveries
+_webhooks = webhook_tables.webhooks
+_earlier = _deliveries.alias("earlier")
+
+
+def _due(now: datetime, limit: int) -> sa.Select:
+    older_pending = sa.exists().where(
+        _earlier.c.webhook_id == _deliveries.c.webhook_id,
+        _earlier.c.object_name == _deliveries.c.object_name,
+        _earlier.c.row_key == _deliveries.c.row_key,
+        _earlier.c.status == "pending",
+        _earlier.c.id < _deliveries.c.id,
+    )
+    enabled = sa.select(_webhooks.c.id).where(_webhooks.c.enabled.is_(True))
+    return (
+        _deliveries.select()
+        .where(
+            _deliveries.c.status == "pending",
+            _deliveries.c.next_try_at <= now,
+            _deliveries.c.webhook_id.in_(enabled),
+            ~older_pending,
+        )
+        .order_by(_deliveries.c.id)
+        .limit(limit)
+    )
+
+
+async def claim(database: Database, now: datetime, lease: float, limit: int) -> list[DeliveryInfo]:
+    """Lease up to `limit` due deliveries to this instance; `now` is naive UTC."""
+    if await database.fetch_one(_due(now, 1)) is None:
+        return []  # nothing due: no lock taken (on SQLite it would hold up every other writer)
+    query = _due(now, limit)
+    dialect = dialect_name(database)
+    if dialect == "postgresql":  # lock only the deliveries, not the endpoints the subquery reads
+        query = query.with_for_update(skip_locked=True, of=_deliveries)
+    elif dialect != "sqlite":  # MariaDB knows no `OF`
+        query = query.with_for_update(skip_locked=True)
+    async with database.transaction():
+        await lock_for_writing(database)  # SQLite: two processes never lease the same rows
+        claimed = [delivery_from_row(row._mapping) for row in await database.fetch_all(query)]
+        if claimed:
+            leased = (
+                _deliveries.update()
+                .where(_deliveries.c.id.in_([delivery.id for delivery in claimed]))
+                .values(next_try_at=now + timedelta(seconds=lease))
+            )
+            await database.execute(leased)
+    return claimed
