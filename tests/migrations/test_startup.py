@@ -33,8 +33,8 @@ async def test_older_tables_stop_the_start_with_the_command_that_fixes_them(empt
     answer = await lifespan_start(HeadlessAPI(empty_database, ApiRegistry()))
     assert answer["type"] == "lifespan.startup.failed"
     assert answer["message"] == (
-        "the library's tables are at version 0001, this release needs 0002: run 'pb-headless migrate' or "
-        "start the API with HeadlessAPI(..., migrate=True) (docs/upgrading.md)"
+        f"the library's tables are at version 0001, this release needs {runner.head()}: run "
+        "'pb-headless migrate' or start the API with HeadlessAPI(..., migrate=True) (docs/upgrading.md)"
     )
     assert await versions(empty_database) == ["0001"]
 

@@ -3,6 +3,8 @@
 import sqlalchemy as sa
 from alembic import op
 
+from pb_headless.migrations.guards import index_exists, table_exists
+
 revision = "0003"
 down_revision = "0002"
 branch_labels = None
@@ -11,23 +13,10 @@ depends_on = None
 _BIG_ID = sa.BigInteger().with_variant(sa.Integer, "sqlite")
 
 
-def _present() -> tuple[set[str], set[str]]:
-    """Tables and indexes already there: on MariaDB, where DDL commits at once, a step stopped half-way
-    runs again from the top."""
-    inspector = sa.inspect(op.get_bind())
-    tables = set(inspector.get_table_names())
-    indexes = {
-        index["name"] or ""
-        for table in ("pb_webhook_deliveries",)
-        if table in tables
-        for index in inspector.get_indexes(table)
-    }
-    return tables, indexes
-
-
 def upgrade() -> None:
-    tables, indexes = _present()
-    if "pb_webhooks" not in tables:
+    # Each statement is guarded: on MariaDB, where DDL commits at once, a step stopped half-way runs
+    # again from the top.
+    if not table_exists("pb_webhooks"):
         op.create_table(
             "pb_webhooks",
             sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
@@ -42,7 +31,7 @@ def upgrade() -> None:
             sa.Column("created_at", sa.DateTime, nullable=False),
             sa.Column("updated_at", sa.DateTime, nullable=False),
         )
-    if "pb_webhook_deliveries" not in tables:
+    if not table_exists("pb_webhook_deliveries"):
         op.create_table(
             "pb_webhook_deliveries",
             sa.Column("id", _BIG_ID, primary_key=True, autoincrement=True),
@@ -63,15 +52,15 @@ def upgrade() -> None:
             sa.Column("created_at", sa.DateTime, nullable=False),
             sa.UniqueConstraint("webhook_id", "position", "object_name", name="pb_webhook_deliveries_once"),
         )
-    if "pb_webhook_deliveries_due" not in indexes:
+    if not index_exists("pb_webhook_deliveries", "pb_webhook_deliveries_due"):
         op.create_index("pb_webhook_deliveries_due", "pb_webhook_deliveries", ["status", "next_try_at"])
-    if "pb_webhook_deliveries_record" not in indexes:
+    if not index_exists("pb_webhook_deliveries", "pb_webhook_deliveries_record"):
         op.create_index(
             "pb_webhook_deliveries_record",
             "pb_webhook_deliveries",
             ["webhook_id", "object_name", "row_key", "status"],
         )
-    if "pb_webhook_cursor" not in tables:
+    if not table_exists("pb_webhook_cursor"):
         op.create_table(
             "pb_webhook_cursor",
             sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
