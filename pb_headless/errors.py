@@ -10,6 +10,7 @@ The hierarchy (status and `error` code; docs/errors.md is the reference)::
     │   └── UnknownObject            404 unknown_object
     ├── MethodNotAllowed             405 method_not_allowed (+ Allow)
     ├── RequestTimeout               408 request_timeout
+    ├── PreconditionFailed           412 precondition_failed
     ├── PayloadTooLarge              413 payload_too_large
     ├── UnsupportedMediaType         415 unsupported_media_type
     ├── ValidationFailed             422 validation_failed (+ details)
@@ -109,6 +110,12 @@ class RequestTimeout(ApiError):
     status_code = 408
     code = "request_timeout"
     default_message = "The request body did not arrive in time."
+
+
+class PreconditionFailed(ApiError):
+    status_code = 412
+    code = "precondition_failed"
+    default_message = "The record has changed since the version named in If-Match."
 
 
 class PayloadTooLarge(ApiError):

@@ -12,6 +12,7 @@ from starlette.responses import Response
 from pb_headless.api.context import RequestContext
 from pb_headless.api.records import record_key
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
+from pb_headless.http.conditional import OBJECT_VARY, conditional
 from pb_headless.http.responses import OBJECT_CACHING, json_response
 from pb_headless.query import fetch_list, parse_query, plan_list, plan_show
 from pb_headless.query.executor import fetch_by_key
@@ -47,7 +48,8 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
         "prev": _link(address, written, max(plan.offset - plan.limit, 0)) if plan.offset > 0 else None,
     }
     body = {"data": records, "meta": meta, "links": links}
-    return json_response(body, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
+    response = json_response(body, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
+    return conditional(request.headers, response)
 
 
 async def show_record(
@@ -61,7 +63,8 @@ async def show_record(
         record, truncated = await fetch_by_key(context.database, spec, plan, key, context.dialect)
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
-    return json_response({"data": record}, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
+    response = json_response({"data": record}, headers=truncation_headers(truncated), cache=OBJECT_CACHING)
+    return conditional(request.headers, response)
 
 
 def truncation_headers(truncated: Mapping[str, Any]) -> dict[str, str]:
@@ -71,8 +74,10 @@ def truncation_headers(truncated: Mapping[str, Any]) -> dict[str, str]:
 
 
 def object_answer(error: ApiError) -> ApiError:
-    """Object answers carry `private, no-cache`, a record's 404 and a 422 too (docs/endpoints.md)."""
+    """Object answers carry `private, no-cache` and `Vary`, a record's 404 and a 422 too
+    (docs/endpoints.md)."""
     error.headers.setdefault("Cache-Control", OBJECT_CACHING)
+    error.headers.setdefault("Vary", OBJECT_VARY)
     return error
 
 
