@@ -16,7 +16,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from pb_headless.query.conversion import ConversionError, as_flag, convert, literal_text
-from pb_headless.query.cursors import Cursor, decode_cursor, fingerprint
+from pb_headless.query.cursors import Cursor, fingerprint
 from pb_headless.query.grammar import FilterTerm, ListItem, ParsedQuery, SearchText
 from pb_headless.query.limits import (
     MAX_BOUND_VALUES,
@@ -26,6 +26,13 @@ from pb_headless.query.limits import (
     MAX_TEXT_LENGTH,
 )
 from pb_headless.query.operators import Operator
+from pb_headless.query.paging import (
+    COUNT_MODES,
+    has_cursor,
+    plan_count,
+    plan_cursor,
+    plan_paging,
+)
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 __all__ = [
@@ -41,9 +48,6 @@ __all__ = [
     "plan_show",
     "sortable_fields",
 ]
-
-
-COUNT_MODES = ("exact", "estimated", "none")  # `count=`; exact is the default
 
 
 @dataclass(frozen=True, slots=True)
@@ -114,10 +118,10 @@ def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
     if sum(condition.bound_values for condition in conditions) + len(search) > MAX_BOUND_VALUES:
         notes.fail("filter", f"must have at most {MAX_BOUND_VALUES} values in all")
     order = _order(spec, query.sort, notes)
-    made_for = _fingerprint(spec, order, conditions, search)
-    cursor = _cursor(query, order, made_for, notes)
-    limit, offset = _paging(spec, query, notes, keyset=cursor is not None or _has_cursor(query))
-    count = _count(query, notes)
+    made_for = _made_for(spec, order, conditions, search)
+    cursor = plan_cursor(query, [ordering.field for ordering in order], made_for, notes)
+    limit, offset = plan_paging(spec, query, notes, keyset=cursor is not None or has_cursor(query))
+    count = plan_count(query, notes)
     return ListPlan(
         fields=fields,
         relations=relations,
@@ -317,55 +321,10 @@ def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tupl
     return tuple(order.values())
 
 
-def _fingerprint(
+def _made_for(
     spec: ObjectSpec, order: tuple[Ordering, ...], conditions: tuple[Condition, ...], search: tuple[str, ...]
 ) -> str:
+    """What this list's cursors are made for: object, sort, filters with their values, search."""
     sort = [(ordering.field.name, ordering.descending) for ordering in order]
     filters = sorted((c.written, str(c.operator), repr(c.value)) for c in conditions)
     return fingerprint(spec.name, sort, filters, search)
-
-
-def _has_cursor(query: ParsedQuery) -> bool:
-    return query.after is not None or query.before is not None
-
-
-def _cursor(query: ParsedQuery, order: tuple[Ordering, ...], made_for: str, notes: _Notes) -> Cursor | None:
-    """The position `after` or `before` names; a cursor that does not fit this list is a 422."""
-    if query.after is not None and query.before is not None:
-        notes.fail("before", "cannot be combined with after")
-        return None
-    term = query.after or query.before
-    if term is None:
-        return None
-    name = "after" if term is query.after else "before"
-    fields = [ordering.field for ordering in order]
-    try:
-        return decode_cursor(term.value, made_for, fields, backwards=name == "before")
-    except ConversionError as error:
-        notes.fail(name, str(error))
-        return None
-
-
-def _count(query: ParsedQuery, notes: _Notes) -> str:
-    if query.count is None:
-        return "exact"
-    if query.count.value not in COUNT_MODES:
-        notes.ignore(query.count.position, query.count.written)
-        return "exact"
-    return query.count.value
-
-
-def _paging(spec: ObjectSpec, query: ParsedQuery, notes: _Notes, *, keyset: bool) -> tuple[int, int]:
-    limit = spec.per_page if query.limit is None else min(query.limit.value, spec.max_per_page)
-    if keyset:  # a cursor says where the page starts: `offset` and `page` have nothing to say
-        for term in (query.offset, query.page):
-            if term is not None:
-                notes.ignore(term.position, term.written)
-        return limit, 0
-    if query.offset is not None:
-        offset = query.offset.value
-    elif query.page is not None:
-        offset = (query.page.value - 1) * limit
-    else:
-        offset = 0
-    return limit, offset
