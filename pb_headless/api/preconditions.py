@@ -29,8 +29,8 @@ async def plain_record(context: RequestContext, spec: ObjectSpec, key: Any) -> d
 async def check_if_match(context: RequestContext, headers: Headers, spec: ObjectSpec, key: Any) -> None:
     """412 `precondition_failed` unless `If-Match` (when sent) names the record's current tag or `*`.
     The caller holds the row's lock (or SQLite's write lock) and has checked that the row is served."""
-    header = headers.get("if-match")
-    if header is None:
+    header = headers.get("if-match", "").strip()
+    if not header:  # an empty If-Match names nothing: as without the header
         return
     record = await plain_record(context, spec, key)
     if not strong_match(header, None if record is None else record_tag(record)):

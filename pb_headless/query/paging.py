@@ -23,7 +23,7 @@ class Notes(Protocol):
 
 
 def has_cursor(query: ParsedQuery) -> bool:
-    return query.after is not None or query.before is not None
+    return bool(query.after and query.after.value) or bool(query.before and query.before.value)
 
 
 def plan_cursor(
@@ -31,13 +31,19 @@ def plan_cursor(
 ) -> Cursor | None:
     """The position `after` or `before` names in the order of `fields` (the sort fields, the key
     last); a cursor that does not fit this list is a 422."""
-    if query.after is not None and query.before is not None:
+    after, before = query.after, query.before
+    for term in (after, before):
+        if term is not None and not term.value:  # `after=`: no position, as `search=` is no search
+            notes.ignore(term.position, term.written)
+    after = after if after and after.value else None
+    before = before if before and before.value else None
+    if after is not None and before is not None:
         notes.fail("before", "cannot be combined with after")
         return None
-    term = query.after or query.before
+    term = after or before
     if term is None:
         return None
-    name = "after" if term is query.after else "before"
+    name = "after" if term is after else "before"
     try:
         return decode_cursor(term.value, made_for, fields, backwards=name == "before")
     except ConversionError as error:

@@ -118,7 +118,8 @@ async def test_each_filterable_field_is_one_exploded_object_with_a_key_per_opera
         assert f"filter[title][{operator}]" in keys
     assert "filter[price][like]" not in keys  # `like` is a text operator
     assert not any(key.startswith(("filter[body]", "filter[secret]")) for key in keys)
-    assert len(parameters) == 17  # 10 filters, search, sort, fields, with, limit, offset, page
+    # 10 filters, search, sort, fields, with, limit, offset, page, after, before, count, If-None-Match
+    assert len(parameters) == 21
 
 
 async def test_filter_values_are_typed_by_the_field(site):
@@ -171,7 +172,7 @@ async def test_sort_fields_and_with_are_comma_strings_that_name_their_values(sit
         assert parameters[name]["in"] == "query"
     assert parameters["limit"]["schema"]["default"] == 5
     show = parameters_of(document, "/objects/articles/{id}")
-    assert set(show) == {"id", "fields", "with"}
+    assert set(show) == {"id", "fields", "with", "If-None-Match"}
     assert document["paths"]["/objects/articles/{id}"]["get"]["parameters"][1] == {
         "$ref": "#/components/parameters/articles.fields"
     }  # list and show share it
@@ -200,6 +201,7 @@ async def test_writes_document_their_status_codes_and_every_operation_its_error_
         "401",
         "403",
         "404",
+        "409",
         "413",
         "415",
         "422",
