@@ -260,6 +260,36 @@ def test_an_openapi_python_client_lists_with_every_operator_shows_and_writes(exa
         assert deleted.status_code == 204
         assert stored(example_site, new_id) is None
         assert api.show_articles.sync_detailed(client=client, id=new_id).status_code == 404
+        _pages_revalidates_and_retries(api, models, client, example_site, first)
+
+
+def _pages_revalidates_and_retries(api: Any, models: Any, client: Any, site: ExampleSite, first: Row) -> None:
+    """docs/caching.md and docs/query.md through the generated client: cursors, 304, 412, a replay."""
+    seen: list[int] = []
+    page = api.list_articles.sync_detailed(client=client, sort="id", limit=2)
+    while True:
+        assert page.status_code == 200, page.content
+        seen += [record.id for record in page.parsed.data]
+        cursor = page.parsed.meta.next_cursor
+        if not isinstance(cursor, str):
+            break
+        page = api.list_articles.sync_detailed(client=client, sort="id", limit=2, after=cursor)
+    assert seen == [row["id"] for row in site.rows]
+
+    shown = api.show_articles.sync_detailed(client=client, id=first["id"])
+    tag = shown.headers["etag"]
+    current = api.show_articles.sync_detailed(client=client, id=first["id"], if_none_match=tag)
+    assert current.status_code == 304
+    lost = models.ArticlesUpdate.from_dict({"title": "Lost"})
+    stale = api.update_articles.sync_detailed(client=client, id=first["id"], body=lost, if_match='"old"')
+    assert stale.status_code == 412 and stored(site, first["id"])[0] == first["title"]
+
+    body = models.ArticlesCreate.from_dict({"title": "Sent twice by a generated client"})
+    once = api.create_articles.sync_detailed(client=client, body=body, idempotency_key="generated-client-1")
+    twice = api.create_articles.sync_detailed(client=client, body=body, idempotency_key="generated-client-1")
+    assert once.status_code == twice.status_code == 201
+    assert twice.parsed.data.id == once.parsed.data.id and twice.headers["idempotent-replayed"] == "true"
+    assert api.delete_articles.sync_detailed(client=client, id=once.parsed.data.id).status_code == 204
 
 
 def test_an_openapi_generator_client_lists_with_every_operator_shows_and_writes(example_site, tmp_path):
