@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import importlib
+import os
 import shutil
 import sqlite3
 import subprocess
@@ -348,3 +349,29 @@ def test_an_openapi_generator_client_lists_with_every_operator_shows_and_writes(
         assert stored(example_site, new_id) is None
         with pytest.raises(package.exceptions.NotFoundException):
             articles.show_articles(new_id)
+
+
+TYPESCRIPT = Path(__file__).with_name("typescript")
+
+
+def test_typescript_types_generated_from_the_document_compile_with_the_typed_client(example_site):
+    """tests/openapi/typescript: openapi-typescript turns the document into types; `tsc --strict`
+    compiles client.ts (list, page by cursor, create with an Idempotency-Key) against them."""
+    npm = shutil.which("npm")
+    if npm is None or shutil.which("node") is None:
+        if os.environ.get("PB_REQUIRE_SERVICES") == "1":
+            pytest.fail("node and npm are required (PB_REQUIRE_SERVICES=1)")
+        pytest.skip("node and npm are not installed")
+    binaries = TYPESCRIPT / "node_modules" / ".bin"
+    if not (binaries / "tsc").exists():  # .ci/run installs them; a fresh clone installs them here
+        command = [npm, "ci", "--no-audit", "--no-fund"]
+        installed = subprocess.run(command, cwd=TYPESCRIPT, capture_output=True, text=True, timeout=600)
+        assert installed.returncode == 0, installed.stderr[-4000:]
+    (TYPESCRIPT / "generated").mkdir(exist_ok=True)
+    steps = [
+        [str(binaries / "openapi-typescript"), str(example_site.document), "-o", "generated/api.ts"],
+        [str(binaries / "tsc"), "--strict", "--noEmit", "-p", "."],
+    ]
+    for step in steps:
+        run = subprocess.run(step, cwd=TYPESCRIPT, capture_output=True, text=True, timeout=600)
+        assert run.returncode == 0, f"{' '.join(step)}\n{run.stdout[-4000:]}\n{run.stderr[-4000:]}"
