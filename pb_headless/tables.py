@@ -101,7 +101,8 @@ DEFAULT_SETTINGS: dict[str, str] = {
     "service_cors_origins": "",
     "service_cors_paths": "api/*",
     "service_cors_methods": "GET,POST,PUT,PATCH,DELETE,OPTIONS",
-    "service_cors_headers": "Authorization,Content-Type,X-Requested-With,X-API-Key",
+    "service_cors_headers": "Authorization,Content-Type,X-Requested-With,X-API-Key,If-Match,If-None-Match,"
+    "Idempotency-Key",
     "service_cors_credentials": "no",
     "service_cors_max_age": "86400",
 }
