@@ -140,10 +140,15 @@ def _run_system(
     try:
         idle = system.rss_kib()
         for request in reqs:
+            if request.pb_only and system.name != "pb":
+                continue
             url = system.base + load.path_of(system, request.label, prepared.expected)
-            load.check(system, request.label, url, token, prepared.expected)
+            extra: dict[str, str] = {}
+            if request.pb_only:
+                url, extra = load.prepared(request.label, url, token, prepared.expected)
+            load.check(system, request.label, url, token, prepared.expected, extra)
             result = load.measure(
-                system, request.label, url, token if request.authorized else None, plan, out
+                system, request.label, url, token if request.authorized else None, plan, out, extra
             )
             result["rss_idle_kib"] = idle
             results[request.label] = result

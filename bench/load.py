@@ -1,4 +1,5 @@
-"""The six requests (plus the HTTP floor), the check of every answer, and one wrk run per request."""
+"""The six requests (plus the HTTP floor), pb's three of conditional requests, cursors and count
+control, the check of every answer, and one wrk run per request."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ class Request:
     label: str
     title: str
     authorized: bool = True
+    pb_only: bool = False  # a feature the peers do not have: measured on pb alone
 
 
 def requests(expected: Expected) -> list[Request]:
@@ -34,6 +36,9 @@ def requests(expected: Expected) -> list[Request]:
         Request("q4_show", f"4. show record {expected.record_id}"),
         Request("q5_offset", f"5. offset={offset}"),
         Request("q6_total", "6. list with total count"),
+        Request("q7_not_modified", "7. list revalidated: If-None-Match → 304", pb_only=True),
+        Request("q8_cursor", f"8. cursor page after row {offset}", pb_only=True),
+        Request("q9_count_none", "9. list with count=none", pb_only=True),
     ]
 
 
@@ -55,11 +60,29 @@ def path_of(system: System, label: str, expected: Expected) -> str:
         "q4_show": f"{system.prefix}{system.record_path}{expected.record_id}",
         "q5_offset": f"{listing}?limit=20&offset={offset}",
         "q6_total": f"{listing}?limit=20" + ("" if pb else "&meta=total_count"),
+        "q7_not_modified": f"{listing}?limit=20",
+        "q8_cursor": f"{listing}?limit=20",  # the cursor is added by `prepared` (it is read first)
+        "q9_count_none": f"{listing}?limit=20&count=none",
     }[label]
 
 
-def fetch(url: str, token: str | None) -> tuple[int, Any]:
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+def prepared(label: str, url: str, token: str, expected: Expected) -> tuple[str, dict[str, str]]:
+    """The address and extra headers of a request that needs a value read from pb first: the list's
+    ETag (q7), the cursor of row `offset` (q8)."""
+    headers = {"Authorization": f"Bearer {token}"}
+    if label == "q7_not_modified":
+        with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=120) as response:
+            return url, {"If-None-Match": response.headers["ETag"]}
+    if label == "q8_cursor":
+        offset = expected.rows * 9 // 10
+        _, body = fetch(f"{url.replace('limit=20', 'limit=1')}&offset={offset - 1}", token)
+        return f"{url}&after={body['meta']['next_cursor']}", {}
+    return url, {}
+
+
+def fetch(url: str, token: str | None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    sent = {"Authorization": f"Bearer {token}"} if token else {}
+    request = urllib.request.Request(url, headers={**sent, **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=120) as response:
             body = response.read()
@@ -68,8 +91,20 @@ def fetch(url: str, token: str | None) -> tuple[int, Any]:
         return error.code, error.read()[:300]
 
 
-def check(system: System, label: str, url: str, token: str, expected: Expected) -> None:
+def check(
+    system: System,
+    label: str,
+    url: str,
+    token: str,
+    expected: Expected,
+    headers: dict[str, str] | None = None,
+) -> None:
     """Status 200, the right rows, the right total: a fast wrong answer is not a result."""
+    if label == "q7_not_modified":
+        status, body = fetch(url, token, headers)
+        if status != 304:
+            raise AssertionError(f"{system.name} {label} {url}: HTTP {status}, not 304")
+        return
     status, body = fetch(url, token if label != "q0_ping" else None)
     problems = [] if status == 200 else [f"HTTP {status}: {body!r}"]
     if status == 200 and label != "q0_ping":
@@ -95,7 +130,7 @@ def _problems(system: System, label: str, body: Any, expected: Expected) -> list
         and not all("lorem" in (row["title"] + row["body"] + row["category"]).lower() for row in data)
     ):
         out.append("a row without 'lorem'")
-    if label == "q5_offset" and data and data[0]["id"] != expected.rows * 9 // 10 + 1:
+    if label in ("q5_offset", "q8_cursor") and data and data[0]["id"] != expected.rows * 9 // 10 + 1:
         out.append(f"first id {data[0]['id']}")
     want_total = {
         "q1_list": expected.rows,
@@ -103,6 +138,8 @@ def _problems(system: System, label: str, body: Any, expected: Expected) -> list
         "q3_search": expected.search_lorem,
         "q5_offset": expected.rows,
         "q6_total": expected.rows,
+        "q8_cursor": expected.rows,
+        "q9_count_none": None,
     }
     if system.name == "pb":
         total = body.get("meta", {}).get("total")
@@ -124,9 +161,19 @@ class Load:
     drain: float = 2.0
 
 
-def measure(system: System, label: str, url: str, token: str | None, load: Load, out: Path) -> dict[str, Any]:
+def measure(
+    system: System,
+    label: str,
+    url: str,
+    token: str | None,
+    load: Load,
+    out: Path,
+    extra: dict[str, str] | None = None,
+) -> dict[str, Any]:
     """A warm-up, then the measured wrk run with the server's CPU time and the machine's load around it."""
     headers = ["-H", f"Authorization: Bearer {token}"] if token else []
+    for name, value in (extra or {}).items():
+        headers += ["-H", f"{name}: {value}"]
     base = [
         "wrk",
         f"-t{load.threads}",

@@ -33,7 +33,7 @@ log = logging.getLogger("pb_headless")
 
 EXPOSED_HEADERS = (
     "X-RateLimit-Limit, X-RateLimit-Remaining, X-RateLimit-Reset, Retry-After, Location, "
-    "X-Truncated-Relations"
+    "X-Truncated-Relations, ETag, Idempotent-Replayed"
     ", Preference-Applied"  # Prefer: handling=… (docs/query.md)
 )
 # The administration area never gets CORS headers, whatever the paths say (docs/cors-and-rate-limits.md).

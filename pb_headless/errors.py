@@ -9,10 +9,13 @@ The hierarchy (status and `error` code; docs/errors.md is the reference)::
     ├── NotFound                     404 not_found
     │   └── UnknownObject            404 unknown_object
     ├── MethodNotAllowed             405 method_not_allowed (+ Allow)
+    ├── IdempotencyInProgress        409 idempotency_in_progress (+ Retry-After)
     ├── RequestTimeout               408 request_timeout
+    ├── PreconditionFailed           412 precondition_failed
     ├── PayloadTooLarge              413 payload_too_large
     ├── UnsupportedMediaType         415 unsupported_media_type
     ├── ValidationFailed             422 validation_failed (+ details)
+    ├── IdempotencyKeyReused         422 idempotency_key_reused
     ├── RateLimited                  429 rate_limited      (+ Retry-After)
     └── ServiceUnavailable           503 service_unavailable (+ Retry-After)
 
@@ -105,10 +108,25 @@ class MethodNotAllowed(ApiError):
         )
 
 
+class IdempotencyInProgress(ApiError):
+    status_code = 409
+    code = "idempotency_in_progress"
+    default_message = "A request with this Idempotency-Key is still running; retry shortly."
+
+    def __init__(self, message: str | None = None, *, retry_after: int = 1) -> None:
+        super().__init__(message, headers={"Retry-After": str(retry_after)})
+
+
 class RequestTimeout(ApiError):
     status_code = 408
     code = "request_timeout"
     default_message = "The request body did not arrive in time."
+
+
+class PreconditionFailed(ApiError):
+    status_code = 412
+    code = "precondition_failed"
+    default_message = "The record has changed since the version named in If-Match."
 
 
 class PayloadTooLarge(ApiError):
@@ -130,6 +148,12 @@ class ValidationFailed(ApiError):
 
     def __init__(self, details: Mapping[str, list[str]], message: str | None = None) -> None:
         super().__init__(message, details={str(field): list(messages) for field, messages in details.items()})
+
+
+class IdempotencyKeyReused(ApiError):
+    status_code = 422
+    code = "idempotency_key_reused"
+    default_message = "This Idempotency-Key was used for another request (another path or body)."
 
 
 class RateLimited(ApiError):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sqlalchemy as sa
 from databases import Database
+from sqlalchemy.dialects import mysql
 
 from pb_headless.database_errors import is_duplicate_key
 from pb_headless.migrations.catalog import existing_tables as existing_tables  # where it was
@@ -78,12 +79,29 @@ changes = sa.Table(
     sa.Index("pb_changes_table_position", "table_name", "position"),
 )
 
+# Kept answers of POSTs sent with an Idempotency-Key (docs/caching.md), one row per token and key:
+# inserting it is the claim every instance races for; `status` stays NULL while the first request
+# runs. Rows past `expires_at` are pruned by the writers (pb_headless/idempotency/).
+idempotency = sa.Table(
+    "pb_idempotency",
+    metadata,
+    sa.Column("token_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("idempotency_key", sa.String(255), primary_key=True),
+    sa.Column("request_hash", sa.String(64), nullable=False),
+    sa.Column("status", sa.Integer, nullable=True),
+    sa.Column("answer", sa.Text().with_variant(mysql.LONGTEXT(), "mysql"), nullable=True),
+    sa.Column("created_at", sa.DateTime, nullable=False),
+    sa.Column("expires_at", sa.DateTime, nullable=False),
+    sa.Index("pb_idempotency_expires", "expires_at"),
+)
+
 # docs/cors-and-rate-limits.md: system settings created by the installer, with their defaults.
 DEFAULT_SETTINGS: dict[str, str] = {
     "service_cors_origins": "",
     "service_cors_paths": "api/*",
     "service_cors_methods": "GET,POST,PUT,PATCH,DELETE,OPTIONS",
-    "service_cors_headers": "Authorization,Content-Type,X-Requested-With,X-API-Key",
+    "service_cors_headers": "Authorization,Content-Type,X-Requested-With,X-API-Key,If-Match,If-None-Match,"
+    "Idempotency-Key",
     "service_cors_credentials": "no",
     "service_cors_max_age": "86400",
     "service_webhooks_allow_private": "no",  # docs/webhooks.md: deliveries to private addresses

@@ -15,6 +15,7 @@ from pb_headless.api.service import SERVICE, reachable
 from pb_headless.custom_routes import run_endpoint
 from pb_headless.errors import Forbidden, MethodNotAllowed, NotFound, UnknownObject
 from pb_headless.http.responses import OBJECT_CACHING
+from pb_headless.idempotency.requests import once
 from pb_headless.operations import Operation
 from pb_headless.registry import ObjectSpec
 
@@ -53,7 +54,14 @@ async def _object(context: RequestContext, request: Request, found: Match) -> Re
     required = spec.scope_for(operation)
     if not principal.has_scope(required):
         raise Forbidden(required)
-    return await HANDLERS[operation](context, request, spec, found.record_id)
+    handler = HANDLERS[operation]
+    if operation is Operation.CREATE:  # a POST a client may send again with its Idempotency-Key
+
+        def create() -> Awaitable[Response]:
+            return handler(context, request, spec, found.record_id)
+
+        return await once(context.database, request, principal.token.id, context.body.content, create)
+    return await handler(context, request, spec, found.record_id)
 
 
 async def _custom(context: RequestContext, request: Request, found: Match) -> Response:

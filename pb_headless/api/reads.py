@@ -10,12 +10,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pb_headless.api.context import RequestContext
+from pb_headless.api.cursor_links import cursor_links, page_cursors
 from pb_headless.api.handling import applied_handling
 from pb_headless.api.records import record_key
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
+from pb_headless.http.conditional import OBJECT_VARY, conditional
 from pb_headless.http.responses import OBJECT_CACHING, json_response
-from pb_headless.query import fetch_list, parse_query, plan_list, plan_show
-from pb_headless.query.executor import fetch_by_key
+from pb_headless.query import parse_query, plan_list, plan_show
+from pb_headless.query.executor import ListPage, fetch_by_key, fetch_page
+from pb_headless.query.planner import ListPlan
 from pb_headless.registry import ObjectSpec
 
 PAGING_PARAMETERS = frozenset({"offset", "page"})
@@ -27,30 +30,48 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     preference = applied_handling(request, plan.ignored)
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
-    records, total, truncated = await fetch_list(context.database, spec, plan, context.dialect)
+    page = await fetch_page(context.database, spec, plan, context.dialect)
+    keyset = plan.cursor is not None
+    positions = page_cursors(plan, page)
     meta: dict[str, Any] = {
-        "total": total,
-        "count": len(records),
+        "total": page.total,
+        "count": len(page.records),
         "limit": plan.limit,
-        "offset": plan.offset,
-        "has_more": plan.offset + len(records) < total,
+        "offset": None if keyset else plan.offset,
+        "has_more": _has_more(plan, page, positions),
+        **positions,
     }
+    if page.estimated:
+        meta["total_estimated"] = True
     if plan.ignored:
         meta["ignored"] = list(plan.ignored)
-    if truncated:
-        meta["truncated"] = truncated
+    if page.truncated:
+        meta["truncated"] = page.truncated
     address = f"{context.api_root}/objects/{spec.name}"
     written = request.scope.get("query_string", b"").decode("latin-1")
-    links = {
-        "self": _link(address, written, None),
-        "next": _link(address, written, plan.offset + plan.limit)
-        if meta["has_more"] and plan.limit
-        else None,
-        "prev": _link(address, written, max(plan.offset - plan.limit, 0)) if plan.offset > 0 else None,
-    }
-    body = {"data": records, "meta": meta, "links": links}
-    headers = {**truncation_headers(truncated), **preference}
-    return json_response(body, headers=headers, cache=OBJECT_CACHING)
+    if keyset:
+        links = cursor_links(address, written, positions)
+    else:
+        links = {
+            "self": _link(address, written, None),
+            "next": _link(address, written, plan.offset + plan.limit)
+            if meta["has_more"] and plan.limit
+            else None,
+            "prev": _link(address, written, max(plan.offset - plan.limit, 0)) if plan.offset > 0 else None,
+        }
+    body = {"data": page.records, "meta": meta, "links": links}
+    headers = {**truncation_headers(page.truncated), **preference}
+    response = json_response(body, headers=headers, cache=OBJECT_CACHING)
+    return conditional(request.headers, response)
+
+
+def _has_more(plan: ListPlan, page: ListPage, positions: dict[str, str | None]) -> bool:
+    """Whether records follow this page: read one row past it where it was, else from the total."""
+    if plan.cursor is not None:
+        return positions["next_cursor"] is not None
+    if page.more is not None:
+        return page.more
+    return plan.offset + len(page.records) < (page.total or 0)
 
 
 async def show_record(
@@ -66,7 +87,8 @@ async def show_record(
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     headers = {**truncation_headers(truncated), **preference}
-    return json_response({"data": record}, headers=headers, cache=OBJECT_CACHING)
+    response = json_response({"data": record}, headers=headers, cache=OBJECT_CACHING)
+    return conditional(request.headers, response)
 
 
 def truncation_headers(truncated: Mapping[str, Any]) -> dict[str, str]:
@@ -76,8 +98,10 @@ def truncation_headers(truncated: Mapping[str, Any]) -> dict[str, str]:
 
 
 def object_answer(error: ApiError) -> ApiError:
-    """Object answers carry `private, no-cache`, a record's 404 and a 422 too (docs/endpoints.md)."""
+    """Object answers carry `private, no-cache` and `Vary`, a record's 404 and a 422 too
+    (docs/endpoints.md)."""
     error.headers.setdefault("Cache-Control", OBJECT_CACHING)
+    error.headers.setdefault("Vary", OBJECT_VARY)
     return error
 
 

@@ -19,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pb_headless.api.context import RequestContext
+from pb_headless.api.preconditions import check_if_match, tag_headers
 from pb_headless.api.reads import object_answer
 from pb_headless.api.records import canonical_id, record_address, record_key
 from pb_headless.api.uniqueness import check_unique, fields_to_check, named_locks
@@ -50,6 +51,8 @@ async def create_record(context: RequestContext, request: Request, spec: ObjectS
         record, addressable = await _read_back(context, spec, key)
     # A row the object does not serve (created unpublished, or outside `query`) has no address.
     headers = {"Location": record_address(context.api_root, spec, key)} if addressable else {}
+    if addressable:
+        headers.update(tag_headers(context, spec, record))
     return json_response(
         {"data": _visible(context, spec, record)}, status_code=201, headers=headers, cache=OBJECT_CACHING
     )
@@ -65,14 +68,16 @@ async def update_record(
     unique = fields_to_check(spec, values)
     async with named_locks(database, dialect, spec, unique, LOCK_TIMEOUT), write_transaction(database):
         await _lock_served_row(context, spec, key, record_id)
+        await check_if_match(context, request.headers, spec, key)
         if values:
             _stamp(spec, context, values, ("updated_by",))
             values = spec.defaults.for_update(values)  # the model's own `onupdate=`
             await check_unique(database, dialect, spec, values, exclude=key)
             statement = spec.table.update().where(_served(context, spec, key)).values(**values)
             await _write(context, spec, statement, values, sent)
-        record, _ = await _read_back(context, spec, key)
-    return json_response({"data": _visible(context, spec, record)}, cache=OBJECT_CACHING)
+        record, addressable = await _read_back(context, spec, key)
+    headers = tag_headers(context, spec, record) if addressable else {}
+    return json_response({"data": _visible(context, spec, record)}, headers=headers, cache=OBJECT_CACHING)
 
 
 async def delete_record(
@@ -81,6 +86,7 @@ async def delete_record(
     key = await _served_key(context, spec, record_id)
     async with write_transaction(context.database):
         await _lock_served_row(context, spec, key, record_id)
+        await check_if_match(context, request.headers, spec, key)
         statement = spec.table.delete().where(_served(context, spec, key))
         await _write(context, spec, statement, {}, (), refused=spec.pk.name)
     return empty_response(204)

@@ -10,8 +10,11 @@ from pb_headless.errors import (
     ApiError,
     BadRequest,
     Forbidden,
+    IdempotencyInProgress,
+    IdempotencyKeyReused,
     NotFound,
     PayloadTooLarge,
+    PreconditionFailed,
     RateLimited,
     ServerError,
     Unauthorized,
@@ -19,6 +22,7 @@ from pb_headless.errors import (
     UnsupportedMediaType,
     ValidationFailed,
 )
+from pb_headless.openapi.conditional import conditional_components
 from pb_headless.openapi.parts import Schema
 
 BEARER, API_KEY = "bearerAuth", "apiKeyAuth"
@@ -82,6 +86,16 @@ ERRORS: dict[str, tuple[tuple[type[ApiError], ...], str]] = {
         (ValidationFailed,),
         "A value is invalid; `details` lists the messages per field (or per query parameter, as written).",
     ),
+    "CreateRefused": (
+        (ValidationFailed, IdempotencyKeyReused),
+        "A value is invalid (`validation_failed`, `details` per field), or the `Idempotency-Key` was "
+        "used for another request (`idempotency_key_reused`).",
+    ),
+    "PreconditionFailed": ((PreconditionFailed,), "`If-Match` names no current tag of the record."),
+    "IdempotencyInProgress": (
+        (IdempotencyInProgress,),
+        "A request with this `Idempotency-Key` is still running; retry after `Retry-After` s.",
+    ),
     "RateLimited": ((RateLimited,), "Too many requests from this address; retry after `Retry-After` s."),
     "ServerError": ((ServerError,), "An unexpected failure; the message names a request id for the logs."),
 }
@@ -92,8 +106,14 @@ _EXTRA_PROPERTIES: dict[str, Schema] = {
     },
     "ServerError": {"request_id": {"type": "string"}},
 }
+_OPTIONAL_PROPERTIES: dict[str, Schema] = {
+    "CreateRefused": _EXTRA_PROPERTIES["ValidationFailed"],
+}
 _EXTRA_HEADERS: dict[str, dict[str, Schema]] = {
     "Unauthorized": {"WWW-Authenticate": {"required": True, "schema": {"type": "string"}}},
+    "IdempotencyInProgress": {
+        "Retry-After": {"required": True, "description": "Seconds to wait.", "schema": {"type": "integer"}}
+    },
     "RateLimited": {
         "Retry-After": {
             "required": True,
@@ -118,6 +138,7 @@ def _error_response(name: str) -> Schema:
             "error": {"type": "string", "enum": [cls.code for cls in classes]},
             "message": {"type": "string"},
             **extra,
+            **_OPTIONAL_PROPERTIES.get(name, {}),
         },
     }
     # Every answer carries the rate-limit headers. Only 429 lists them (the API's description says the
@@ -132,6 +153,7 @@ def _error_response(name: str) -> Schema:
 
 def shared_components() -> dict[str, dict[str, Schema]]:
     """The `components` every document carries, whatever the token may call."""
+    conditional = conditional_components()
     return {
         "schemas": {
             "Error": {
@@ -143,11 +165,14 @@ def shared_components() -> dict[str, dict[str, Schema]]:
             "ListMeta": _LIST_META,
             "ListLinks": _LIST_LINKS,
         },
-        "responses": {name: _error_response(name) for name in ERRORS},
-        "parameters": {"Prefer": PREFER_PARAMETER},
+        "responses": {**{name: _error_response(name) for name in ERRORS}, **conditional["responses"]},
+        "parameters": {"Prefer": PREFER_PARAMETER, **conditional["parameters"]},
         "headers": {
-            name: {"required": True, "description": text, "schema": {"type": "integer"}}
-            for name, text in RATE_HEADERS.items()
+            **{
+                name: {"required": True, "description": text, "schema": {"type": "integer"}}
+                for name, text in RATE_HEADERS.items()
+            },
+            **conditional["headers"],
         },
         "securitySchemes": SECURITY_SCHEMES,
     }
@@ -172,13 +197,33 @@ def error_responses(*names: str) -> dict[str, Schema]:
 
 _LIST_META: Schema = {
     "type": "object",
-    "required": ["total", "count", "limit", "offset", "has_more"],
+    "required": ["total", "count", "limit", "offset", "has_more", "next_cursor", "prev_cursor"],
     "properties": {
-        "total": {"type": "integer", "minimum": 0, "description": "Records matching the filters."},
+        "total": {
+            "type": ["integer", "null"],
+            "minimum": 0,
+            "description": "Records matching the filters; null with `count=none`.",
+        },
+        "total_estimated": {
+            "type": "boolean",
+            "description": "Present (true) when `total` is the database's estimate (`count=estimated`).",
+        },
         "count": {"type": "integer", "minimum": 0, "description": "Records in this page."},
         "limit": {"type": "integer", "minimum": 0, "description": "The effective page size."},
-        "offset": {"type": "integer", "minimum": 0, "description": "The effective offset."},
+        "offset": {
+            "type": ["integer", "null"],
+            "minimum": 0,
+            "description": "The effective offset; null on a page read by cursor.",
+        },
         "has_more": {"type": "boolean", "description": "Whether more records follow this page."},
+        "next_cursor": {
+            "type": ["string", "null"],
+            "description": "Send as `after` for the next page; null on the last page.",
+        },
+        "prev_cursor": {
+            "type": ["string", "null"],
+            "description": "Send as `before` for the previous page; null on the first page.",
+        },
         "ignored": {
             "type": "array",
             "items": {"type": "string"},

@@ -5,9 +5,10 @@ Write bodies come from the object's `Validator`, the same one that checks them (
 
 from __future__ import annotations
 
+from pb_headless.openapi import conditional
 from pb_headless.openapi.components import error_responses, json_content, ref, security
 from pb_headless.openapi.filters import filter_schemas
-from pb_headless.openapi.parameters import Parameter, list_parameters, show_parameters
+from pb_headless.openapi.parameters import Parameter, keyset_parameters, list_parameters, show_parameters
 from pb_headless.openapi.parts import OperationPart, Schema, Tag
 from pb_headless.openapi.values import record_value_schema
 from pb_headless.registry.spec import INTEGER, ObjectSpec, RelationSpec
@@ -92,13 +93,15 @@ def _refs(body: Schema, section: str) -> list[Schema]:
 
 def _shared(spec: ObjectSpec) -> dict[str, dict[str, Schema]]:
     parameters = {
-        f"{spec.name}.{parameter['name']}": parameter
-        for parameter in (_id_parameter(spec), *show_parameters(spec))
+        **{
+            f"{spec.name}.{parameter['name']}": parameter
+            for parameter in (_id_parameter(spec), *show_parameters(spec))
+        },
+        **keyset_parameters(),  # the same on every list: one component each, named plainly
     }
-    record = {
-        "description": "The record.",
-        "content": json_content(ref("schemas", schema_name(spec, "Single"))),
-    }
+    record = conditional.tagged(
+        {"description": "The record.", "content": json_content(ref("schemas", schema_name(spec, "Single")))}
+    )
     return {"parameters": parameters, "responses": {schema_name(spec, "Record"): record}}
 
 
@@ -107,7 +110,7 @@ def _by_reference(spec: ObjectSpec, parameters: list[Schema]) -> list[Schema]:
     shared = _shared(spec)["parameters"]
     return [
         ref("parameters", f"{spec.name}.{parameter['name']}")
-        if f"{spec.name}.{parameter['name']}" in shared
+        if f"{spec.name}.{parameter.get('name')}" in shared
         else parameter
         for parameter in parameters
     ]
@@ -139,16 +142,19 @@ def _list(spec: ObjectSpec) -> OperationPart:
         },
     }
     responses = {
-        "200": {
-            "description": "A page of records.",
-            "content": json_content(ref("schemas", schema_name(spec, "List"))),
-        },
+        "200": conditional.tagged(
+            {
+                "description": "A page of records.",
+                "content": json_content(ref("schemas", schema_name(spec, "List"))),
+            }
+        ),
+        "304": conditional.not_modified(),
         **error_responses(*_COLLECTION_ERRORS, "ValidationFailed", *_LAST_ERRORS),
     }
     operation = {
         "summary": f"List {spec.name}",
         "description": "Filter operators, bounds and errors are in the API's description. ",
-        "parameters": [*_by_reference(spec, list_parameters(spec)), PREFER],
+        "parameters": [*_by_reference(spec, list_parameters(spec)), PREFER, conditional.if_none_match()],
         "responses": responses,
     }
     return _part(
@@ -164,11 +170,13 @@ def _list(spec: ObjectSpec) -> OperationPart:
 def _show(spec: ObjectSpec) -> OperationPart:
     responses = {
         "200": ref("responses", schema_name(spec, "Record")),
+        "304": conditional.not_modified(),
         **error_responses(*_RECORD_ERRORS, *_LAST_ERRORS),
     }
+    parameters = _by_reference(spec, [_id_parameter(spec), *show_parameters(spec)])
     operation = {
         "summary": f"Show one record of {spec.name}",
-        "parameters": [*_by_reference(spec, [_id_parameter(spec), *show_parameters(spec)]), PREFER],
+        "parameters": [*parameters, PREFER, conditional.if_none_match()],
         "responses": responses,
     }
     return _part(spec, "show", _record(spec), "get", operation, _single_schema(spec))
@@ -181,16 +189,20 @@ def _create(spec: ObjectSpec) -> OperationPart:
             "description": "The address of the new record; absent "
             "when the object does not serve it (created unpublished, or outside its query).",
             "schema": {"type": "string"},
-        }
+        },
+        "ETag": ref("headers", "ETag"),
+        "Idempotent-Replayed": ref("headers", "Idempotent-Replayed"),
     }
+    body_errors = ("PayloadTooLarge", "UnsupportedMediaType", "CreateRefused", "IdempotencyInProgress")
     responses = {
         "201": _data_response(spec, "The record, created.", location),
-        **error_responses(*_COLLECTION_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS),
+        **error_responses(*_COLLECTION_ERRORS, *body_errors, *_LAST_ERRORS),
     }
     operation = {
         "summary": f"Create a record of {spec.name}",
         "description": "Only writable fields are accepted; any other field is a 422 "
         f"(`is not writable`) and nothing is written. {_constraints(spec)}",
+        "parameters": [conditional.idempotency_key()],
         "requestBody": _body(spec, "Create"),
         "responses": responses,
     }
@@ -207,13 +219,13 @@ def _create(spec: ObjectSpec) -> OperationPart:
 def _update(spec: ObjectSpec) -> OperationPart:
     responses = {
         "200": ref("responses", schema_name(spec, "Record")),
-        **error_responses(*_RECORD_ERRORS, *_BODY_ERRORS, *_LAST_ERRORS),
+        **error_responses(*_RECORD_ERRORS, "PreconditionFailed", *_BODY_ERRORS, *_LAST_ERRORS),
     }
     operation = {
         "summary": f"Update a record of {spec.name}",
         "description": "Only the fields sent are checked and changed; `{}` changes nothing. "
         f"{_constraints(spec)}",
-        "parameters": _by_reference(spec, [_id_parameter(spec)]),
+        "parameters": [*_by_reference(spec, [_id_parameter(spec)]), conditional.if_match()],
         "requestBody": _body(spec, "Update"),
         "responses": responses,
     }
@@ -231,13 +243,13 @@ def _delete(spec: ObjectSpec) -> OperationPart:
     # 422: the database refuses the delete (another table's row still refers to this record).
     responses = {
         "204": {"description": "Deleted; no body."},
-        **error_responses(*_RECORD_ERRORS, "ValidationFailed", *_LAST_ERRORS),
+        **error_responses(*_RECORD_ERRORS, "PreconditionFailed", "ValidationFailed", *_LAST_ERRORS),
     }
     operation = {
         "summary": f"Delete a record of {spec.name}",
         "description": "A record that rows of another table still refer to (a foreign key the "
         "schema cannot express) is kept: 422 naming `id`. ",
-        "parameters": _by_reference(spec, [_id_parameter(spec)]),
+        "parameters": [*_by_reference(spec, [_id_parameter(spec)]), conditional.if_match()],
         "responses": responses,
     }
     return _part(spec, "delete", _record(spec), "delete", operation, {})

@@ -20,6 +20,7 @@ from pb_headless.registry.spec import JSON, ObjectSpec
 Parameter = dict[str, Any]
 
 _IGNORED = "Other values are ignored (named in `meta.ignored`)."
+_CURSOR: Schema = {"type": "string", "pattern": "^[A-Za-z0-9_-]*$"}  # base64url (query/cursors.py)
 
 
 def list_parameters(spec: ObjectSpec) -> list[Parameter]:
@@ -100,7 +101,39 @@ def _paging(spec: ObjectSpec) -> list[Parameter]:
         ),
         _query("offset", number(0, 0), f"Records to skip. Wins over `page`. {_IGNORED}"),
         _query("page", number(1), f"1-based page number: skips `(page - 1) * limit` records. {_IGNORED}"),
+        *(ref_of(name) for name in KEYSET_PARAMETERS),
     ]
+
+
+def keyset_parameters() -> dict[str, Parameter]:
+    """`after`, `before` and `count`: the same on every list, so stated once as components."""
+    return {
+        parameter["name"]: parameter
+        for parameter in (
+            _query(
+                "after",
+                _CURSOR,
+                "A `meta.next_cursor`: the page after that position, in the same order, with the same "
+                "filters and search (then `offset` and `page` are ignored). A cursor of another list "
+                "is a 422.",
+            ),
+            _query("before", _CURSOR, "A `meta.prev_cursor`: the page before it, as `after`."),
+            _query(
+                "count",
+                {"type": "string", "default": "exact"},
+                "`exact` (the default), `estimated` (the database's estimate where counting would be "
+                "costly, with `meta.total_estimated`) or `none` (no count, `meta.total` null). "
+                f"{_IGNORED}",
+            ),
+        )
+    }
+
+
+KEYSET_PARAMETERS = ("after", "before", "count")
+
+
+def ref_of(name: str) -> Parameter:
+    return {"$ref": f"#/components/parameters/{name}"}
 
 
 def _query(name: str, schema: Schema, description: str) -> Parameter:

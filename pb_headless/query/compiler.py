@@ -14,12 +14,14 @@ from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
+from sqlalchemy.sql import operators as sql_operators
 
 from pb_headless.db import casefold
 from pb_headless.fields import FieldKind
 from pb_headless.query.operators import Operator
 from pb_headless.query.parameters import record_parameter
 from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan
+from pb_headless.query.seek import seek_condition
 from pb_headless.query.trigrams import MATCH_KEY, match_query
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
@@ -72,6 +74,9 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
             ]
     else:
         count = sa.select(sa.func.count()).select_from(filtered.subquery())
+    if plan.cursor is not None:  # a keyset page: the rows past the position, read from there
+        filtered = filtered.where(seek_condition(plan.order, plan.cursor, dialect, _comparable, _bound))
+        page_orderings, orderings = _flipped(page_orderings, plan), _flipped(orderings, plan)
     if is_deferred(spec, plan, dialect):
         return _deferred_page(spec, plan, filtered, page_orderings, orderings), count
     page = filtered.order_by(*page_orderings).limit(plan.limit).offset(plan.offset)
@@ -233,10 +238,13 @@ def _narrowed(
 
 
 def _columns(spec: ObjectSpec, plan: ShowPlan) -> list[sa.Column[Any]]:
-    """The requested fields, plus the local key of each relation to load (published or not)."""
+    """The requested fields, plus the local key of each relation to load (published or not), plus
+    the sort fields of a list (its cursors hold their values)."""
     columns = {field.name: field.column for field in plan.fields}
     for relation in plan.relations:
         columns.setdefault(relation.local.name, relation.local)
+    for order in getattr(plan, "order", ()):
+        columns.setdefault(order.field.name, order.field.column)
     return list(columns.values())
 
 
@@ -345,6 +353,19 @@ def _compares_as_text(field: FieldSpec) -> bool:
     """Time and other types: their values stay the client's text. (Text, enums and UUIDs take the values
     the planner converted and checked.)"""
     return field.kind in (FieldKind.TIME, FieldKind.OTHER)
+
+
+def _flipped(orderings: Sequence[sa.UnaryExpression[Any]], plan: ListPlan) -> list[sa.UnaryExpression[Any]]:
+    """A backwards cursor page reads the order reversed from its position (the executor turns the
+    page round again); reversing ASC/DESC also moves the NULLs to the other end, as it must."""
+    if plan.cursor is None or not plan.cursor.backwards:
+        return list(orderings)
+    element: Any
+    flipped = []
+    for ordering in orderings:
+        element = ordering.element
+        flipped.append(element.asc() if ordering.modifier is sql_operators.desc_op else element.desc())
+    return flipped
 
 
 def _ordering(order: Ordering) -> sa.UnaryExpression[Any]:

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Awaitable, Callable, Hashable, Sequence
+from collections.abc import Hashable, Sequence
+from dataclasses import dataclass, replace
 from typing import Any
 
 from databases import Database
@@ -11,6 +12,7 @@ from databases import Database
 from pb_headless.errors import ValidationFailed
 from pb_headless.query.compiler import RELATION_KEY, compile_list, compile_show, relation_select
 from pb_headless.query.conversion import ConversionError, convert
+from pb_headless.query.estimates import estimated_total
 from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.query.positions import positions_of
 from pb_headless.query.render import Row, render_record, render_records
@@ -23,42 +25,97 @@ from pb_headless.sqlite_pool import inline_reads
 Truncated = dict[str, list[Any]]
 
 
+@dataclass(frozen=True, slots=True)
+class ListPage:
+    """A page of a list: its records, the rows they came from (cursors read their sort values), the
+    total (None with `count=none`; an estimate when `estimated`), and what was cut."""
+
+    records: list[dict[str, Any]]
+    rows: Sequence[Row]
+    total: int | None
+    truncated: Truncated
+    more: bool | None = None  # read one row past the page: whether more follow in its direction
+    estimated: bool = False
+
+
 async def fetch_list(
     database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
 ) -> tuple[list[dict[str, Any]], int, Truncated]:
     """The page of records, the total number of matching records, and the to-many relations cut."""
+    page = await fetch_page(database, spec, replace(plan, count="exact", cursor=None), dialect)
+    return page.records, page.total or 0, page.truncated
+
+
+async def fetch_page(database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str) -> ListPage:
+    """The page `plan` asks for, with the total its `count` asks for (docs/query.md)."""
     if plan.details:
         raise ValidationFailed(plan.details)
-    prepared = list_statements(database, spec, plan, dialect)
-    fetch_page: Callable[[], Awaitable[Sequence[Any]]]
-    rows: Sequence[Row] | None = None
-    if prepared is None:
-        page, count = compile_list(spec, plan, dialect)
-        fetch_page = functools.partial(database.fetch_all, page)
-        count_all = functools.partial(_count, database, count)
-        count_key: Hashable = None
-    else:
-        values = plan_values(plan)
-        fetch_page = functools.partial(prepared.page.fetch, database, prepared.page.arguments(values))
-        count_arguments = prepared.count.arguments(values)
-        count_all = functools.partial(_count_prepared, database, prepared.count, count_arguments)
-        count_key = (prepared.count.sql, _hashable(count_arguments))
-        if dialect == "sqlite":
-            rows = await positions_of(database).page(database, spec, plan, dialect, values)
-    if rows is None:
-        rows = await fetch_page() if plan.limit > 0 else []
-    if rows and len(rows) < plan.limit:
-        total = plan.offset + len(rows)  # a short, non-empty page is the last one: no count needed
-    elif not rows and plan.offset == 0 and plan.limit > 0:
-        total = 0
-    elif count_key is None:
-        total = await count_all()
-    else:
-        version, exact = _count_version(database)
-        total = await totals_of(database).total(count_key, version, count_all, exact)
+    # A page that must say itself whether more follow reads one row more; the statements of its
+    # shape are those of an offset page (a cursor adds its seek condition to the page only).
+    read = replace(plan, limit=plan.limit + 1) if plan.reads_past and plan.limit > 0 else plan
+    shaped = replace(read, cursor=None)
+    prepared = list_statements(database, spec, shaped, dialect)
+    rows = await _page_rows(database, spec, read, prepared, dialect)
+    more = len(rows) > plan.limit if plan.reads_past else None
+    rows = list(rows[: plan.limit])
+    if plan.cursor is not None and plan.cursor.backwards:
+        rows.reverse()
+    total, estimated = await _total(database, spec, shaped, prepared, rows, dialect, plan)
     records = render_records(rows, plan.fields)
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
-    return records, total, truncated
+    return ListPage(records, rows, total, truncated, more, estimated)
+
+
+async def _page_rows(
+    database: Database, spec: ObjectSpec, plan: ListPlan, prepared: Any, dialect: str
+) -> Sequence[Row]:
+    if plan.limit <= 0:
+        return []
+    if prepared is None or plan.cursor is not None:
+        return await database.fetch_all(compile_list(spec, plan, dialect)[0])
+    values = plan_values(plan)
+    if dialect == "sqlite":
+        rows = await positions_of(database).page(database, spec, plan, dialect, values)
+        if rows is not None:
+            return rows
+    return await prepared.page.fetch(database, prepared.page.arguments(values))
+
+
+async def _total(
+    database: Database,
+    spec: ObjectSpec,
+    plan: ListPlan,
+    prepared: Any,
+    rows: Sequence[Row],
+    dialect: str,
+    asked: ListPlan,
+) -> tuple[int | None, bool]:
+    """The total the plan's `count` asks for, and whether it is an estimate. `plan` is the page's
+    shape without its cursor, as read; `asked` the plan as planned (with a cursor, the page's place in
+    the list is unknown, so a short page says nothing about the total)."""
+    if plan.count == "none":
+        return None, False
+    keyset, limit = asked.cursor is not None, asked.limit
+    if not keyset and rows and len(rows) < limit:
+        return plan.offset + len(rows), False  # a short, non-empty page is the last one: no count needed
+    if not keyset and not rows and plan.offset == 0 and limit > 0:
+        return 0, False
+    if prepared is None:
+        count_statement = compile_list(spec, plan, dialect)[1]
+        count_all = functools.partial(_count, database, count_statement)
+        count_key: Hashable = None
+    else:
+        count_arguments = prepared.count.arguments(plan_values(plan))
+        count_all = functools.partial(_count_prepared, database, prepared.count, count_arguments)
+        count_key = (prepared.count.sql, _hashable(count_arguments))
+    if plan.count == "estimated":
+        estimate = await estimated_total(database, compile_list(spec, plan, dialect)[1], dialect)
+        if estimate is not None:
+            return estimate, True
+    if count_key is None:
+        return await count_all(), False
+    version, exact = _count_version(database)
+    return await totals_of(database).total(count_key, version, count_all, exact), False
 
 
 async def fetch_one(

@@ -18,6 +18,7 @@ OPERATORS = frozenset(Operator)
 LARGEST_NUMBER = 2**31 - 1
 LIST_PARAMETERS = ("sort", "fields", "with")
 NUMBER_PARAMETERS = ("limit", "offset", "page")
+TEXT_PARAMETERS = ("after", "before", "count")  # cursors (query/cursors.py) and count control
 
 _FILTER_KEY = re.compile(r"filter\[([^\[\]]+)\](?:\[([^\[\]]+)\])?(\[\])?")
 _ASCII_DIGITS = re.compile(r"[0-9]+")
@@ -53,6 +54,15 @@ class NumberTerm:
 
 
 @dataclass(frozen=True, slots=True)
+class TextTerm:
+    """A parameter taken whole: `after=<cursor>`, `count=none`."""
+
+    value: str
+    written: str  # `count=none`
+    position: int
+
+
+@dataclass(frozen=True, slots=True)
 class SearchText:
     terms: tuple[str, ...]
     written: str  # `search=red shoes`
@@ -75,6 +85,9 @@ class ParsedQuery:
     limit: NumberTerm | None = None
     offset: NumberTerm | None = None
     page: NumberTerm | None = None
+    after: TextTerm | None = None
+    before: TextTerm | None = None
+    count: TextTerm | None = None
     ignored: tuple[Ignored, ...] = ()
 
 
@@ -94,6 +107,8 @@ def parse_query(pairs: Iterable[tuple[str, str]]) -> ParsedQuery:
             builder.add_list(key, value, position)
         elif key in NUMBER_PARAMETERS:
             builder.add_number(key, value, position)
+        elif key in TEXT_PARAMETERS:
+            builder.add_text(key, value, position)
     return builder.build()
 
 
@@ -111,6 +126,7 @@ class _Builder:
         self.search: list[SearchText] = []
         self.lists: dict[str, list[ListItem]] = {name: [] for name in LIST_PARAMETERS}
         self.numbers: dict[str, NumberTerm] = {}
+        self.texts: dict[str, TextTerm] = {}
         self.ignored: list[Ignored] = []
 
     def add_filter(self, key: str, value: str, position: int) -> None:
@@ -163,6 +179,12 @@ class _Builder:
             self.ignored.append(Ignored(earlier.written, earlier.position))
         self.numbers[key] = NumberTerm(number, written, position)
 
+    def add_text(self, key: str, value: str, position: int) -> None:
+        earlier = self.texts.get(key)
+        if earlier is not None:  # the last one wins, as for numbers
+            self.ignored.append(Ignored(earlier.written, earlier.position))
+        self.texts[key] = TextTerm(value, f"{key}={value}", position)
+
     def build(self) -> ParsedQuery:
         return ParsedQuery(
             filters=tuple(self.filters),
@@ -173,5 +195,8 @@ class _Builder:
             limit=self.numbers.get("limit"),
             offset=self.numbers.get("offset"),
             page=self.numbers.get("page"),
+            after=self.texts.get("after"),
+            before=self.texts.get("before"),
+            count=self.texts.get("count"),
             ignored=tuple(self.ignored),
         )

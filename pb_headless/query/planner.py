@@ -16,6 +16,7 @@ from typing import Any
 from weakref import WeakKeyDictionary
 
 from pb_headless.query.conversion import ConversionError, as_flag, convert, literal_text
+from pb_headless.query.cursors import Cursor, fingerprint
 from pb_headless.query.grammar import FilterTerm, ListItem, ParsedQuery, SearchText
 from pb_headless.query.limits import (
     MAX_BOUND_VALUES,
@@ -25,9 +26,17 @@ from pb_headless.query.limits import (
     most_search_terms,
 )
 from pb_headless.query.operators import Operator
+from pb_headless.query.paging import (
+    COUNT_MODES,
+    has_cursor,
+    plan_count,
+    plan_cursor,
+    plan_paging,
+)
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 __all__ = [
+    "COUNT_MODES",
     "MAX_LIST_VALUES",
     "Condition",
     "ListPlan",
@@ -79,6 +88,15 @@ class ListPlan(ShowPlan):
     limit: int = 0
     offset: int = 0
     details: dict[str, list[str]] = field(default_factory=dict)  # non-empty: answer 422
+    cursor: Cursor | None = None  # `after`/`before`: a keyset page; `offset` is then 0
+    made_for: str = ""  # the fingerprint this list's cursors carry (query/cursors.py)
+    count: str = "exact"  # one of COUNT_MODES
+
+    @property
+    def reads_past(self) -> bool:
+        """Whether the page is read with one row more, which says whether more follow: a cursor page
+        and a page without an exact count cannot tell it from the total."""
+        return self.cursor is not None or self.count != "exact"
 
 
 def plan_show(spec: ObjectSpec, query: ParsedQuery) -> ShowPlan:
@@ -100,7 +118,10 @@ def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
     if sum(condition.bound_values for condition in conditions) + len(search) > MAX_BOUND_VALUES:
         notes.fail("filter", f"must have at most {MAX_BOUND_VALUES} values in all")
     order = _order(spec, query.sort, notes)
-    limit, offset = _paging(spec, query)
+    made_for = _made_for(spec, order, conditions, search)
+    cursor = plan_cursor(query, [ordering.field for ordering in order], made_for, notes)
+    limit, offset = plan_paging(spec, query, notes, keyset=cursor is not None or has_cursor(query))
+    count = plan_count(query, notes)
     return ListPlan(
         fields=fields,
         relations=relations,
@@ -111,6 +132,9 @@ def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
         offset=offset,
         ignored=notes.ignored(),
         details=notes.details,
+        cursor=cursor,
+        made_for=made_for,
+        count=count,
     )
 
 
@@ -298,12 +322,10 @@ def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tupl
     return tuple(order.values())
 
 
-def _paging(spec: ObjectSpec, query: ParsedQuery) -> tuple[int, int]:
-    limit = spec.per_page if query.limit is None else min(query.limit.value, spec.max_per_page)
-    if query.offset is not None:
-        offset = query.offset.value
-    elif query.page is not None:
-        offset = (query.page.value - 1) * limit
-    else:
-        offset = 0
-    return limit, offset
+def _made_for(
+    spec: ObjectSpec, order: tuple[Ordering, ...], conditions: tuple[Condition, ...], search: tuple[str, ...]
+) -> str:
+    """What this list's cursors are made for: object, sort, filters with their values, search."""
+    sort = [(ordering.field.name, ordering.descending) for ordering in order]
+    filters = sorted((c.written, str(c.operator), repr(c.value)) for c in conditions)
+    return fingerprint(spec.name, sort, filters, search)

@@ -88,6 +88,8 @@ async def test_an_allowed_origin_gets_itself_vary_and_the_exposed_headers(sqlite
         "Retry-After",
         "Location",
         "X-Truncated-Relations",
+        "ETag",
+        "Idempotent-Replayed",
         "Preference-Applied",
     }
 

@@ -48,7 +48,15 @@ async def test_a_list_answer_is_data_meta_and_links_exactly(reader):
                 "author_id": None,
             },
         ],
-        "meta": {"total": 2, "count": 2, "limit": 5, "offset": 0, "has_more": False},
+        "meta": {
+            "total": 2,
+            "count": 2,
+            "limit": 5,
+            "offset": 0,
+            "has_more": False,
+            "next_cursor": None,
+            "prev_cursor": None,
+        },
         "links": {"self": f"{ARTICLES}?{query}", "next": None, "prev": None},
     }
 

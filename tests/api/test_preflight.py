@@ -16,7 +16,9 @@ PREFLIGHT = {
     "Access-Control-Request-Method": "PATCH",
     "Access-Control-Request-Headers": "authorization, content-type",
 }
-DEFAULT_HEADERS = "Authorization,Content-Type,X-Requested-With,X-API-Key"
+DEFAULT_HEADERS = (
+    "Authorization,Content-Type,X-Requested-With,X-API-Key,If-Match,If-None-Match,Idempotency-Key"
+)
 API_PATHS = [
     "/api/pb/v1",
     "/api/pb/v1/",

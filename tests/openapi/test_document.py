@@ -124,8 +124,9 @@ async def test_each_filterable_field_is_one_plain_parameter_and_the_operators_on
     assert not any(key.endswith("[eq]") for key in operators["schema"]["properties"])  # the plain ones
     assert "filter[price][like]" not in keys  # `like` is a text operator
     assert not any(key.startswith(("filter[body]", "filter[secret]")) for key in keys)
-    # 10 filters and `filter`, search, sort, fields, with, limit, offset, page, and the Prefer header
-    assert len(parameters) == 19
+    # 10 filters and `filter`, search, sort, fields, with, limit, offset, page, after, before, count,
+    # the Prefer header and If-None-Match
+    assert len(parameters) == 22
 
 
 async def test_list_and_show_document_the_prefer_header_for_strict_handling(site):
@@ -187,7 +188,7 @@ async def test_sort_fields_and_with_are_comma_strings_that_name_their_values(sit
         assert parameters[name]["in"] == "query"
     assert parameters["limit"]["schema"]["default"] == 5
     show = parameters_of(document, "/objects/articles/{id}")
-    assert set(show) == {"id", "fields", "with", "Prefer"}
+    assert set(show) == {"id", "fields", "with", "Prefer", "If-None-Match"}
     assert document["paths"]["/objects/articles/{id}"]["get"]["parameters"][1] == {
         "$ref": "#/components/parameters/articles.fields"
     }  # list and show share it
@@ -216,6 +217,7 @@ async def test_writes_document_their_status_codes_and_every_operation_its_error_
         "401",
         "403",
         "404",
+        "409",
         "413",
         "415",
         "422",

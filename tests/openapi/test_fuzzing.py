@@ -76,14 +76,17 @@ async def test_schemathesis_finds_nothing_on_any_endpoint_with_a_star_token(kind
 
 
 def unexplained_failures(report: str) -> list[str]:
-    """The failures of a schemathesis report that are not the one kind a schema cannot rule out.
+    """The failures of a schemathesis report that are not of the kinds a schema cannot rule out.
 
     A foreign key is checked by the database only: a create naming an author that does not exist, or
     a delete of an article that comments still refer to, is a 422 that schemathesis reports as a
-    schema-valid request rejected (ST202). The document names these 422s (docs/openapi.md). The other
-    explained ST202 is the one a request asks for: with `Prefer: handling=strict` a parameter the API
-    would ignore is a 400 naming it in `details.ignored`, as the header's description says. Every other
-    finding, and an ST202 for any other reason, is unexplained.
+    schema-valid request rejected (ST202). The document names these 422s (docs/openapi.md). So are
+    the refusals that depend on what the server holds (docs/caching.md): an `If-Match` tag that is not
+    the record's (412), a cursor that is not one of this list's (422 keyed `after`/`before`), and an
+    `Idempotency-Key` sent again with another body (422). The other explained ST202 is the one a
+    request asks for: with `Prefer: handling=strict` a parameter the API would ignore is a 400 naming
+    it in `details.ignored`, as the header's description says. Every other finding, and an ST202 for
+    any other reason, is unexplained.
     """
     if " FAILURES " not in report:
         return ["schemathesis failed without a FAILURES section"]
@@ -95,7 +98,7 @@ def unexplained_failures(report: str) -> list[str]:
     return [
         check
         for check, (status, body) in zip(checks, answers, strict=True)
-        if not (check.startswith("ST202 ") and status == "422" and _is_foreign_key_refusal(body))
+        if not (check.startswith("ST202 ") and _is_stateful_refusal(status, body))
         and not (check.startswith("ST202 ") and status == "400" and _is_strict_refusal(body))
     ]
 
@@ -106,6 +109,33 @@ def _is_strict_refusal(body: str) -> bool:
     except ValueError:
         return False
     return answer.get("error") == "bad_request" and set(answer.get("details", {})) == {"ignored"}
+
+
+def _is_stateful_refusal(status: str, body: str) -> bool:
+    if status == "412":
+        return _error_code(body) == "precondition_failed"
+    if status != "422":
+        return False
+    return (
+        _is_foreign_key_refusal(body)
+        or _error_code(body) == "idempotency_key_reused"
+        or _is_cursor_refusal(body)
+    )
+
+
+def _error_code(body: str) -> str | None:
+    try:
+        return str(json.loads(body)["error"])
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _is_cursor_refusal(body: str) -> bool:
+    try:
+        details = json.loads(body)["details"]
+    except (ValueError, KeyError, TypeError):
+        return False
+    return bool(details) and set(details) <= {"after", "before"}
 
 
 def _is_foreign_key_refusal(body: str) -> bool:

@@ -1,0 +1,69 @@
+"""Entity tags and conditional requests (`ETag`, `If-None-Match`, `If-Match`) — docs/caching.md.
+
+A tag is a digest of the answer's body: the same request against the same data gives the same tag
+on every instance, and any change to the body changes it. `If-None-Match` compares weakly (a `W/`
+tag matches its strong twin), `If-Match` strongly (a weak tag never matches), as RFC 9110 says.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+from collections.abc import Mapping
+
+from starlette.datastructures import Headers
+from starlette.responses import Response
+
+from pb_headless.http.responses import json_bytes
+
+# Who the answer was for: a shared cache must not hand one token's answer to another.
+OBJECT_VARY = "Authorization, X-API-Key"
+# The headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5); rate-limit headers are
+# added to every answer by the application.
+_KEPT_ON_304 = ("etag", "cache-control", "vary", "x-truncated-relations")
+
+
+def entity_tag(body: bytes) -> str:
+    """The strong tag of a body: 160 bits of its SHA-256, quoted."""
+    digest = hashlib.sha256(body).digest()[:20]
+    return '"' + base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=") + '"'
+
+
+def record_tag(record: Mapping[str, object]) -> str:
+    """The tag of a record's plain show answer (`{"data": record}`), as `show` would send it."""
+    return entity_tag(json_bytes({"data": record}))
+
+
+def _tags(header: str) -> list[str] | None:
+    """The tags of an `If-Match`/`If-None-Match` value as written (`W/"a"`, `"b"`); None for `*`."""
+    if header.strip() == "*":
+        return None
+    return [part.strip() for part in header.split(",") if part.strip()]
+
+
+def none_match(header: str | None, tag: str) -> bool:
+    """Whether `If-None-Match` holds `tag` (weak comparison) or `*`: then the client's copy is current."""
+    if header is None:
+        return False
+    tags = _tags(header)
+    return tags is None or tag.removeprefix("W/") in (written.removeprefix("W/") for written in tags)
+
+
+def strong_match(header: str, tag: str | None) -> bool:
+    """Whether `If-Match` holds `tag` (strong comparison: a weak tag never matches); `*` matches any
+    existing record (`tag` is not None)."""
+    if tag is None:
+        return False
+    tags = _tags(header)
+    return tags is None or tag in tags
+
+
+def conditional(headers: Headers, response: Response) -> Response:
+    """The 200 `response` with its `ETag` and `Vary`, or a 304 when the client's copy is current."""
+    tag = entity_tag(bytes(response.body))
+    response.headers["ETag"] = tag
+    response.headers["Vary"] = OBJECT_VARY
+    if not none_match(headers.get("if-none-match"), tag):
+        return response
+    kept = {name: value for name, value in response.headers.items() if name in _KEPT_ON_304}
+    return Response(status_code=304, headers=kept)

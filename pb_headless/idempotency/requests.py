@@ -1,0 +1,94 @@
+"""A POST under an `Idempotency-Key`: run once, then answered again from what was kept.
+
+Same token, key, path and body as a kept answer → that answer again with `Idempotent-Replayed: true`,
+nothing written. Same key with another path or body → 422. While the first request runs → 409 with
+`Retry-After`. An answer of 500 or more is not kept, so the client's retry runs (docs/caching.md).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import re
+from collections.abc import Awaitable, Callable
+
+import orjson
+from databases import Database
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pb_headless.errors import (
+    ApiError,
+    BadRequest,
+    IdempotencyInProgress,
+    IdempotencyKeyReused,
+    error_response,
+)
+from pb_headless.http.responses import OBJECT_CACHING
+from pb_headless.idempotency import store
+
+HEADER = "idempotency-key"
+REPLAYED = "Idempotent-Replayed"
+_KEY = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII: no spaces, no controls
+_KEPT_HEADERS = ("location", "etag", "content-type", "x-truncated-relations")
+
+
+async def once(
+    database: Database, request: Request, token_id: int, body: bytes, run: Callable[[], Awaitable[Response]]
+) -> Response:
+    """`run()`'s answer, or the kept answer of the same request sent earlier with the same key."""
+    key = request.headers.get(HEADER)
+    if key is None:
+        return await run()
+    if not _KEY.fullmatch(key):
+        raise BadRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.")
+    request_hash = _request_hash(request, body)
+    found = await store.claim(database, token_id, key, request_hash)
+    if found is not None:
+        return _repeat(found, request_hash)
+    try:
+        response = await run()
+    except ApiError as error:
+        if error.status_code >= 500:
+            await _release(database, token_id, key)
+            raise
+        response = error_response(error)  # a client error is the answer too: kept like any other
+    except BaseException:
+        await _release(database, token_id, key)
+        raise
+    if response.status_code >= 500:
+        await _release(database, token_id, key)
+        return response
+    await store.keep(database, token_id, key, response.status_code, _kept(response))
+    return response
+
+
+def _request_hash(request: Request, body: bytes) -> str:
+    """What must be the same for a repeat: method, path with its query, and the body's bytes."""
+    digest = hashlib.sha256()
+    for part in (request.method.encode(), request.url.path.encode(), request.url.query.encode()):
+        digest.update(len(part).to_bytes(8, "big") + part)
+    digest.update(body)
+    return digest.hexdigest()
+
+
+def _kept(response: Response) -> str:
+    headers = {name: value for name, value in response.headers.items() if name in _KEPT_HEADERS}
+    return orjson.dumps({"body": bytes(response.body).decode("utf-8"), "headers": headers}).decode()
+
+
+def _repeat(found: store.Kept, request_hash: str) -> Response:
+    if found.request_hash != request_hash:
+        raise IdempotencyKeyReused()
+    if found.status is None or found.answer is None:
+        raise IdempotencyInProgress()
+    kept = orjson.loads(found.answer)
+    headers = {**kept["headers"], REPLAYED: "true"}
+    headers.setdefault("cache-control", OBJECT_CACHING)
+    return Response(kept["body"].encode("utf-8"), status_code=found.status, headers=headers)
+
+
+async def _release(database: Database, token_id: int, key: str) -> None:
+    # When the database is away, the release fails too; the claim then expires after RUNNING_FOR.
+    with contextlib.suppress(Exception):
+        await store.release(database, token_id, key)
