@@ -10,6 +10,7 @@ The hierarchy (status and `error` code; docs/errors.md is the reference)::
     │   └── UnknownObject            404 unknown_object
     ├── MethodNotAllowed             405 method_not_allowed (+ Allow)
     ├── RequestTimeout               408 request_timeout
+    ├── CursorExpired                410 cursor_expired
     ├── PayloadTooLarge              413 payload_too_large
     ├── UnsupportedMediaType         415 unsupported_media_type
     ├── ValidationFailed             422 validation_failed (+ details)
@@ -109,6 +110,15 @@ class RequestTimeout(ApiError):
     status_code = 408
     code = "request_timeout"
     default_message = "The request body did not arrive in time."
+
+
+class CursorExpired(ApiError):
+    status_code = 410
+    code = "cursor_expired"
+    default_message = (
+        "The change log no longer reaches back to this cursor: sync in full, then follow the changes "
+        "from the cursor an answer without 'since' gives."
+    )
 
 
 class PayloadTooLarge(ApiError):

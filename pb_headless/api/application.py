@@ -29,6 +29,7 @@ from pb_headless.api.context import ApiInfo, RequestContext
 from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import health
 from pb_headless.auth import Authenticator, UserLoader
+from pb_headless.changes import ChangeHub, follow_catalog
 from pb_headless.custom_routes import collect_routes
 from pb_headless.database_errors import is_unavailable
 from pb_headless.db import dialect_name, prepare
@@ -81,6 +82,7 @@ class HeadlessAPI:
         title: str = "pb_headless API",
         database_timeout: float = DATABASE_TIMEOUT,
         body_timeout: float = BODY_TIMEOUT,
+        change_log: bool = True,
     ) -> None:
         if database_timeout <= 0 or body_timeout <= 0:
             raise ValueError("database_timeout and body_timeout are positive numbers of seconds")
@@ -107,6 +109,7 @@ class HeadlessAPI:
         )
         self.dialect = dialect_name(database)
         self.info = ApiInfo(title, self.version, self.routes)
+        self.changes = ChangeHub(database, self.authenticator, enabled=change_log)
         prepare(database)
 
     @property
@@ -115,11 +118,14 @@ class HeadlessAPI:
 
     # -- life cycle ----------------------------------------------------------------------------
     async def startup(self) -> None:
-        """Build the registry once, so a broken declaration stops the start instead of a request."""
-        await self.snapshot()
+        """Build the registry once, so a broken declaration stops the start instead of a request; put
+        the change log's triggers on the published tables."""
+        await follow_catalog(self.changes, await self.snapshot())
 
     async def shutdown(self) -> None:
-        """Close what the API opened itself: the Redis connection pool, the reflection engine."""
+        """Close what the API opened itself: the change streams, the Redis connection pool, the
+        reflection engine."""
+        self.changes.close()
         close = getattr(self.rate_limiter, "aclose", None)
         if close is not None:
             await close()
@@ -204,6 +210,7 @@ class HeadlessAPI:
         self, request: Request, path: str, decision: RateDecision, body: Body
     ) -> Response:
         authentication = await self.authenticator.authenticate(request.headers, _recorder(request.scope))
+        await follow_catalog(self.changes, authentication.snapshot)  # DDL only when the version moved
         context = RequestContext(
             database=self.database,
             dialect=self.dialect,
@@ -213,6 +220,7 @@ class HeadlessAPI:
             rate=decision,
             body=body,
             info=self.info,
+            changes=self.changes,
         )
         return await dispatch(context, request, match(path, self.routes))
 
