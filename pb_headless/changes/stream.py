@@ -52,22 +52,30 @@ class StreamSession:
         since: int,
         wake: asyncio.Event,
         recheck: Recheck,
-        *,
-        heartbeat: float = HEARTBEAT,
-        recheck_every: float = RECHECK,
     ) -> None:
         self.hub, self.reader, self.cursor, self.wake = hub, reader, since, wake
         self.recheck = recheck
-        self.heartbeat, self.recheck_every = heartbeat, recheck_every
+        self.heartbeat, self.recheck_every = HEARTBEAT, RECHECK
+        self.gone = False  # the client left: stop at the next step, never in the middle of a query
+
+    def leave(self) -> None:
+        self.gone = True
+        self.wake.set()
+
+    @property
+    def over(self) -> bool:
+        return self.gone or self.hub.closing
 
     async def run(self, emit: Emit) -> None:
         await emit(b"retry: 2000\n: stream open\n\n")
         last_sent = time.monotonic()
         next_check = last_sent + self.recheck_every
-        while not self.hub.closing:
+        while not self.over:
             self.wake.clear()  # cleared before reading: a change after the read sets it again
             page = await read_page(self.reader, self.cursor, BATCH)
             for entry in page.entries:
+                if self.over:
+                    return
                 await emit(event_bytes(entry))
                 last_sent = time.monotonic()
             self.cursor = page.next
@@ -77,7 +85,7 @@ class StreamSession:
             wait = max(0.0, min(last_sent + self.heartbeat, next_check) - now)
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.wake.wait(), wait)
-            if self.hub.closing:
+            if self.over:
                 return
             now = time.monotonic()
             if now - last_sent >= self.heartbeat:
@@ -120,9 +128,10 @@ class EventStream(Response):
         async with anyio.create_task_group() as group:
 
             async def watch() -> None:
+                # Not a cancellation: one in the middle of a SQLite read would leave its lock behind.
                 while (await receive())["type"] != "http.disconnect":
                     pass
-                group.cancel_scope.cancel()
+                self.session.leave()
 
             group.start_soon(watch)
             try:
