@@ -4,6 +4,7 @@ commit, resumes after `Last-Event-ID` with nothing lost and nothing twice, and e
 from __future__ import annotations
 
 import asyncio
+import signal
 
 import httpx
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from pb_headless.changes import stream as stream_module
 from tests.support.demo import articles, create_demo, demo_registry
 from tests.support.live import event_stream, serving
+from tests.support.server import answers, free_port, log_tail, running, uvicorn_command, wait_until
 
 STREAM = "/api/pb/v1/changes/articles/stream"
 
@@ -125,3 +127,24 @@ async def test_stream_cursors_that_do_not_decode_are_422_and_objects_it_cannot_r
     assert bad.status_code == 422 and list(bad.json()["details"]) == ["Last-Event-ID"]
     unknown = await live.http.get("/api/pb/v1/changes/secrets/stream", headers=live.headers)
     assert unknown.status_code == 404 and unknown.json()["error"] == "unknown_object"
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+async def test_uvicorn_stops_on_sigterm_while_a_stream_is_open(demo, tmp_path):
+    plain = await demo.token("articles.read")
+    port = free_port()
+    log = tmp_path / "uvicorn.log"
+    command = uvicorn_command("tests.servers.changes_app:app", port)
+    with running(command, {"PB_TEST_SERVER_DATABASE": str(demo.database.url)}, log) as process:
+        base = f"http://127.0.0.1:{port}"
+        await asyncio.to_thread(wait_until, process, log, lambda: answers(base + "/ready"))
+        async with (
+            httpx.AsyncClient(base_url=base, timeout=30) as client,
+            event_stream(client, STREAM, demo.auth(plain)) as events,
+        ):
+            await events.opened()
+            process.send_signal(signal.SIGTERM)
+            assert await events.next() is None  # the server ended the stream
+            code = await asyncio.to_thread(process.wait, 20)
+    # uvicorn ends a graceful shutdown by raising the signal it caught again: -15 is that exit.
+    assert code in (0, -signal.SIGTERM), log_tail(log)
