@@ -15,12 +15,15 @@ The digest covers the table and its key column, so a table whose key changed get
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Mapping
 
 from databases import Database
 
-from pb_headless.database_errors import is_duplicate_key
+from pb_headless.database_errors import is_duplicate_key, is_unavailable
 from pb_headless.db import dialect_name
+
+log = logging.getLogger("pb_headless")
 
 PREFIX = "pbchg_"
 HEAD_ID = 3  # the `pb_state` row holding the change log's head (the last position given out)
@@ -84,9 +87,13 @@ async def sync_triggers(database: Database, tables: Mapping[str, str]) -> None:
     for name, table in missing.items():
         try:
             await database.execute(_create(dialect, name, table, tables[table]))
-        except Exception as error:  # another instance made it between our look and our create
-            if not (is_duplicate_key(error) or "already exists" in str(error)):
+        except Exception as error:
+            if is_duplicate_key(error) or "already exists" in str(error):
+                continue  # another instance made it between our look and our create
+            if is_unavailable(error):
                 raise
+            # A view, or a database user without the TRIGGER privilege: serving goes on, unrecorded.
+            log.warning("pb_headless: no change log for table %s: its trigger was refused: %s", table, error)
 
 
 def _quote(dialect: str, name: str) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+import sqlalchemy as sa
 
 from pb_headless import ApiRegistry
 from pb_headless.changes import prune
@@ -190,3 +191,22 @@ async def test_concurrent_writers_never_let_a_reader_step_over_an_uncommitted_en
     done.set()
     await reader
     assert sorted(seen) == list(range(100, 140)) and len(seen) == 40
+
+
+async def test_a_published_view_that_cannot_take_triggers_is_served_without_a_change_log(
+    sqlite_database, host_factory
+):
+    from tests.support.demo import create_demo
+
+    await create_demo(sqlite_database)
+    await sqlite_database.execute("CREATE VIEW demo_news AS SELECT id, title FROM demo_articles")
+    columns = (sa.Column("id", sa.Integer, primary_key=True), sa.Column("title", sa.String))
+    view = sa.Table("demo_news", sa.MetaData(), *columns)
+    registry = demo_registry()
+    registry.register("news", {"model": view, "fields": ["title"]})
+    host = await host_factory(sqlite_database, registry)
+    headers = host.auth(await host.token("*"))
+    answer = await host.client.get(f"{API}/objects/news/1", headers=headers)
+    assert answer.status_code == 200 and answer.json()["data"]["title"] == "Hello world"
+    assert "demo_news" not in set((await present_triggers(sqlite_database)).values())
+    assert "demo_articles" in set((await present_triggers(sqlite_database)).values())
