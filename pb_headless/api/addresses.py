@@ -71,8 +71,8 @@ def check_not_shadowing(custom: tuple[RouteDef, ...]) -> None:
             generic = "/objects/..." if taken.startswith("/objects/") else taken
             raise RouteError(
                 f"custom route {definition.describe()} would shadow the generic endpoint {generic} "
-                "under /api/pb/v1; choose another path (the /objects tree and /health, /me, /objects, "
-                "/openapi.json belong to the API)"
+                "under /api/pb/v1; choose another path (the /objects and /changes trees and /health, /me, "
+                "/objects, /openapi.json belong to the API)"
             )
     seen: dict[tuple[str, str], RouteDef] = {}
     for definition in custom:

@@ -28,5 +28,10 @@ __all__ = [
 async def follow_catalog(hub: ChangeHub, snapshot: Snapshot) -> None:
     """Triggers on exactly the tables the snapshot's catalog publishes (several objects may publish
     one table), installed or removed once per version."""
-    tables = {spec.table.name: str(spec.pk.column.name) for spec in snapshot.catalog.values()}
+    tables = snapshot.derive("changes.tables", _published_tables)  # once per version, not per request
     await hub.follow(snapshot.version, tables, snapshot.settings)
+
+
+def _published_tables(snapshot: Snapshot) -> dict[str, str]:
+    """Published table → its key column."""
+    return {spec.table.name: str(spec.pk.column.name) for spec in snapshot.catalog.values()}

@@ -210,3 +210,15 @@ async def test_a_published_view_that_cannot_take_triggers_is_served_without_a_ch
     assert answer.status_code == 200 and answer.json()["data"]["title"] == "Hello world"
     assert "demo_news" not in set((await present_triggers(sqlite_database)).values())
     assert "demo_articles" in set((await present_triggers(sqlite_database)).values())
+
+
+@pytest.mark.parametrize("path", ["/changes/{name}", "/changes/{name}/stream"])
+async def test_a_custom_route_may_not_take_the_path_of_a_change_feed(sqlite_database, path):
+    from pb_headless import HeadlessAPI, route
+    from pb_headless.custom_routes import RouteError
+
+    async def endpoint(request):
+        return {}
+
+    with pytest.raises(RouteError, match="would shadow the generic endpoint /changes/x"):
+        HeadlessAPI(sqlite_database, ApiRegistry(), routes=[route("GET", path)(endpoint)])
