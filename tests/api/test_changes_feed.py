@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from pb_headless import ApiRegistry
 from pb_headless.changes import prune
 from pb_headless.changes.triggers import present_triggers
-from tests.support.demo import DECLARATIONS, articles, demo_registry
+from tests.support.demo import DECLARATIONS, articles, authors, demo_registry
 
 API = "/api/pb/v1"
 
@@ -222,3 +222,24 @@ async def test_a_custom_route_may_not_take_the_path_of_a_change_feed(sqlite_data
 
     with pytest.raises(RouteError, match="would shadow the generic endpoint /changes/x"):
         HeadlessAPI(sqlite_database, ApiRegistry(), routes=[route("GET", path)(endpoint)])
+
+
+async def test_changes_after_hands_out_every_committed_entry_in_order_with_the_head(feed):
+    from pb_headless.changes import bounds, changes_after
+
+    await now(feed)  # the first request installs the triggers
+    start = (await bounds(feed.database)).head
+    await feed.database.execute(articles.update().where(articles.c.id == 1).values(views=1))
+    await feed.database.execute(authors.update().where(authors.c.id == 1).values(name="Ann"))
+    await feed.database.execute(articles.delete().where(articles.c.id == 7))
+    entries, head = await changes_after(feed.database, start, 10)
+    assert [(entry.table, entry.key, entry.op) for entry in entries] == [
+        ("demo_articles", "1", "update"),
+        ("demo_authors", "1", "update"),
+        ("demo_articles", "7", "delete"),
+    ]
+    assert [entry.position for entry in entries] == [start + 1, start + 2, start + 3] and head == start + 3
+    only_articles, _ = await changes_after(feed.database, start, 10, tables=["demo_articles"])
+    assert [entry.key for entry in only_articles] == ["1", "7"]
+    first, _ = await changes_after(feed.database, start, 1)
+    assert [entry.key for entry in first] == ["1"]
