@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from pb_headless.changes.cursor import PATTERN
 from pb_headless.openapi.components import error_responses, json_content, ref, security
 from pb_headless.openapi.parameters import show_parameters
 from pb_headless.openapi.parts import OperationPart, Schema
 from pb_headless.openapi.values import record_value_schema
+from pb_headless.query.grammar import LARGEST_NUMBER
 from pb_headless.registry.spec import ObjectSpec
 
 _ERRORS = ("BadRequest", "Unauthorized", "Forbidden", "UnknownObject", "ValidationFailed", "CursorExpired")
@@ -27,14 +29,17 @@ def _entry(spec: ObjectSpec) -> Schema:
                 "oneOf": [ref("schemas", f"{spec.name}.Record"), {"type": "null"}],
                 "description": "The record as show renders it; null for `delete`.",
             },
-            "cursor": {"type": "string", "description": _CURSOR},
+            "cursor": {**_CURSOR_SCHEMA, "description": _CURSOR},
             "at": {"type": "string", "format": "date-time", "description": "When the row changed (UTC)."},
         },
     }
 
 
+_CURSOR_SCHEMA: Schema = {"type": "string", "pattern": PATTERN}
+
+
 def _since(description: str) -> Schema:
-    return {"name": "since", "in": "query", "description": description, "schema": {"type": "string"}}
+    return {"name": "since", "in": "query", "description": description, "schema": _CURSOR_SCHEMA}
 
 
 def _operation(spec: ObjectSpec, operation_id: str, summary: str, description: str) -> Schema:
@@ -57,14 +62,18 @@ def _feed(spec: ObjectSpec) -> OperationPart:
                 "type": "object",
                 "required": ["next", "has_more", "count"],
                 "properties": {
-                    "next": {"type": "string", "description": "The cursor to resume from."},
+                    "next": {**_CURSOR_SCHEMA, "description": "The cursor to resume from."},
                     "has_more": {"type": "boolean"},
                     "count": {"type": "integer", "minimum": 0},
                 },
             },
         },
     }
-    limit = {"type": "integer", "minimum": 0, "maximum": spec.max_per_page, "default": spec.per_page}
+    # As on lists: larger values count as the maximum, and one that is not a number is ignored.
+    limit = {
+        "anyOf": [{"type": "integer", "minimum": 0, "maximum": LARGEST_NUMBER}, {"type": "string"}],
+        "default": spec.per_page,
+    }
     body = {
         **_operation(
             spec,
@@ -75,7 +84,13 @@ def _feed(spec: ObjectSpec) -> OperationPart:
         ),
         "parameters": [
             _since(f"Entries after this cursor. {_CURSOR}"),
-            {"name": "limit", "in": "query", "description": "Entries per answer.", "schema": limit},
+            {
+                "name": "limit",
+                "in": "query",
+                "description": f"Entries per answer, default {spec.per_page}; values above "
+                f"{spec.max_per_page} count as {spec.max_per_page}.",
+                "schema": limit,
+            },
             *show_parameters(spec),
         ],
         "responses": {
@@ -102,7 +117,7 @@ def _stream(spec: ObjectSpec) -> OperationPart:
         ),
         "parameters": [
             _since(f"Start after this cursor. {_CURSOR}"),
-            {"name": "Last-Event-ID", "in": "header", "description": _CURSOR, "schema": {"type": "string"}},
+            {"name": "Last-Event-ID", "in": "header", "description": _CURSOR, "schema": _CURSOR_SCHEMA},
             *show_parameters(spec),
         ],
         "responses": {
