@@ -34,7 +34,9 @@ from tests.support.server import answers, free_port, log_tail, running, wait_unt
 
 pytestmark = pytest.mark.slow
 
-DOCUMENT_LIMIT = 40_000  # bytes of the example site's document, as served
+# Bytes of the example site's document, as served: about 40,000 before the change feeds, which add
+# about 6,000 (two operations per object, their shared components kept once; docs/openapi.md).
+DOCUMENT_LIMIT = 48_000
 Row = dict[str, Any]
 
 
@@ -92,7 +94,7 @@ async def _star_token(url: str) -> str:
     return token
 
 
-def test_the_example_sites_document_is_valid_and_under_forty_kilobytes(example_site):
+def test_the_example_sites_document_is_valid_and_under_forty_eight_kilobytes(example_site):
     import json
 
     document = example_site.document.read_bytes()
