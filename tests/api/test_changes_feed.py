@@ -4,6 +4,7 @@ object's rules as they are now, whoever wrote it (the API, the site's SQLAlchemy
 from __future__ import annotations
 
 import asyncio
+from datetime import datetime
 
 import pytest
 import sqlalchemy as sa
@@ -243,3 +244,27 @@ async def test_changes_after_hands_out_every_committed_entry_in_order_with_the_h
     assert [entry.key for entry in only_articles] == ["1", "7"]
     first, _ = await changes_after(feed.database, start, 1)
     assert [entry.key for entry in first] == ["1"]
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+async def test_an_instance_prunes_entries_older_than_the_retention_setting_in_the_background(feed):
+    from pb_headless.tables import changes as change_log
+
+    start = await now(feed)
+    await feed.database.execute(articles.update().where(articles.c.id == 1).values(views=1))
+    await feed.database.execute(articles.update().where(articles.c.id == 2).values(views=2))
+    await feed.settings.set("service_changes_retention_days", "7")
+    old = datetime(2020, 1, 1)
+    first = sa.select(sa.func.min(change_log.c.position))
+    await feed.database.execute(
+        change_log.update().where(change_log.c.position == first.scalar_subquery()).values(changed_at=old)
+    )
+    following = (await changes(feed, since=start))["data"]
+    assert [entry["id"] for entry in following] == [1, 2]
+    feed.api.changes._next_prune = 0.0  # due now, rather than an hour after the start
+    await now(feed)  # any request of the instance starts it
+    await feed.api.changes._pruning
+    expired = await feed.client.get(f"{API}/changes/articles", params={"since": start}, headers=feed.headers)
+    assert expired.status_code == 410
+    second = following[0]["cursor"]  # the pruned entry's own cursor: everything after it is still there
+    assert [entry["id"] for entry in (await changes(feed, since=second))["data"]] == [2]
