@@ -11,6 +11,7 @@ The hierarchy (status and `error` code; docs/errors.md is the reference)::
     ├── MethodNotAllowed             405 method_not_allowed (+ Allow)
     ├── IdempotencyInProgress        409 idempotency_in_progress (+ Retry-After)
     ├── RequestTimeout               408 request_timeout
+    ├── CursorExpired                410 cursor_expired
     ├── PreconditionFailed           412 precondition_failed
     ├── PayloadTooLarge              413 payload_too_large
     ├── UnsupportedMediaType         415 unsupported_media_type
@@ -121,6 +122,15 @@ class RequestTimeout(ApiError):
     status_code = 408
     code = "request_timeout"
     default_message = "The request body did not arrive in time."
+
+
+class CursorExpired(ApiError):
+    status_code = 410
+    code = "cursor_expired"
+    default_message = (
+        "The change log no longer reaches back to this cursor: sync in full, then follow the changes "
+        "from the cursor an answer without 'since' gives."
+    )
 
 
 class PreconditionFailed(ApiError):

@@ -98,6 +98,12 @@ def _check_switch(value: str) -> str | None:
     return f"'{value}' is not on or off: use yes or no (also 1/0, true/false, on/off)"
 
 
+def _check_days(value: str) -> str | None:
+    if value.isdigit() and 1 <= int(value) <= 36500:
+        return None
+    return "the retention is a whole number of days, at least 1"
+
+
 SETTING_CHECKS: Mapping[str, SettingCheck] = {
     "service_cors_origins": _check_origins,
     "service_cors_paths": _check_list(_PATH_GLOB, "path pattern"),
@@ -106,7 +112,13 @@ SETTING_CHECKS: Mapping[str, SettingCheck] = {
     "service_cors_credentials": _check_switch,
     "service_cors_max_age": _check_max_age,
     "service_webhooks_allow_private": _check_switch,
+    "service_changes_retention_days": _check_days,
 }
+
+
+_LISTS = frozenset(
+    {"service_cors_origins", "service_cors_paths", "service_cors_methods", "service_cors_headers"}
+)
 
 
 class SettingError(ValueError):
@@ -119,7 +131,7 @@ def checked_setting(key: str, value: str) -> str:
     if check is None or key not in DEFAULT_SETTINGS:
         known = ", ".join(sorted(DEFAULT_SETTINGS))
         raise SettingError(f"unknown setting '{key}': the settings are {known}")
-    normal = ",".join(setting_items(value)) if key != "service_cors_max_age" else value.strip()
+    normal = ",".join(setting_items(value)) if key in _LISTS else value.strip()
     problem = check(normal)
     if problem:
         raise SettingError(f"{key}: {problem}")

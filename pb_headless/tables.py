@@ -105,6 +105,7 @@ DEFAULT_SETTINGS: dict[str, str] = {
     "service_cors_credentials": "no",
     "service_cors_max_age": "86400",
     "service_webhooks_allow_private": "no",  # docs/webhooks.md: deliveries to private addresses
+    "service_changes_retention_days": "30",  # docs/changes.md: how long the change log keeps entries
 }
 
 
@@ -115,8 +116,11 @@ async def install(database: Database) -> None:
 
     await upgrade(database, metadata=metadata)
     # Row 1: the version of tokens, settings and publications; row 2: the data version (records
-    # written through the library). Inserting a missing row is also how an older database gets row 2.
-    await _insert_missing(database, state, "id", {1: {"id": 1, "version": 1}, 2: {"id": 2, "version": 1}})
+    # written through the library); rows 3 and 4: the change log's head and how far it was pruned
+    # (docs/changes.md). Inserting a missing row is also how an older database gets rows 2 to 4.
+    rows: dict[object, dict] = {1: {"id": 1, "version": 1}, 2: {"id": 2, "version": 1}}
+    rows.update({3: {"id": 3, "version": 0}, 4: {"id": 4, "version": 0}})
+    await _insert_missing(database, state, "id", rows)
     await _insert_missing(
         database,
         settings,

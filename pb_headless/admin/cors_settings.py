@@ -35,7 +35,7 @@ def values_from_form(form: FormData) -> tuple[dict[str, str], dict[str, str]]:
     """The submitted settings, normalised, and an error per key that failed its check."""
     values = {key: ",".join(_items(text(form, key))) for key in KEYS if key in CHECKS}
     values["service_cors_credentials"] = "yes" if text(form, "service_cors_credentials") else "no"
-    errors = {key: problem for key, value in values.items() if (problem := CHECKS[key](value))}
+    errors = {key: problem for key in values if (problem := CHECKS[key](values[key]))}
     return values, errors
 
 

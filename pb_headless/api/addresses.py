@@ -21,6 +21,8 @@ _GENERIC_PROBES = (
     "/objects/1/1",
     "/objects/x/x",
     "/objects/x-y/1.5",
+    "/changes/x",
+    "/changes/x/stream",
 )
 
 _PARAMETER = re.compile(r"\{[^}]*\}")
@@ -28,7 +30,7 @@ _PARAMETER = re.compile(r"\{[^}]*\}")
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    kind: str  # service | collection | record | custom | none
+    kind: str  # service | collection | record | changes | stream | custom | none
     name: str = ""  # service path, or object name
     record_id: str = ""
     candidates: tuple[tuple[RouteDef, dict[str, Any]], ...] = ()  # custom routes and their path params
@@ -48,6 +50,11 @@ def match(path: str, custom: tuple[RouteDef, ...]) -> Match:
         if len(parts) == 2 and all(parts):
             return Match("record", parts[0], parts[1])
         return Match("none")
+    if path.startswith("/changes/"):  # docs/changes.md
+        name, _, rest = path[len("/changes/") :].partition("/")
+        if name and rest in ("", "stream") and not (rest == "" and path.endswith("/")):
+            return Match("stream" if rest else "changes", name)
+        return Match("none")
     candidates = tuple(
         (definition, params) for definition in custom if (params := definition.match(path)) is not None
     )
@@ -64,8 +71,8 @@ def check_not_shadowing(custom: tuple[RouteDef, ...]) -> None:
             generic = "/objects/..." if taken.startswith("/objects/") else taken
             raise RouteError(
                 f"custom route {definition.describe()} would shadow the generic endpoint {generic} "
-                "under /api/pb/v1; choose another path (the /objects tree and /health, /me, /objects, "
-                "/openapi.json belong to the API)"
+                "under /api/pb/v1; choose another path (the /objects and /changes trees and /health, /me, "
+                "/objects, /openapi.json belong to the API)"
             )
     seen: dict[tuple[str, str], RouteDef] = {}
     for definition in custom:

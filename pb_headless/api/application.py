@@ -29,6 +29,7 @@ from pb_headless.api.context import ApiInfo, RequestContext
 from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import health
 from pb_headless.auth import Authenticator, UserLoader
+from pb_headless.changes import ChangeHub, follow_catalog
 from pb_headless.connections import held_connection
 from pb_headless.custom_routes import collect_routes
 from pb_headless.database_errors import is_unavailable
@@ -86,6 +87,7 @@ class HeadlessAPI:
         body_timeout: float = BODY_TIMEOUT,
         migrate: bool = False,
         webhooks: bool | WebhookOptions = True,
+        change_log: bool = True,
     ) -> None:
         if database_timeout <= 0 or body_timeout <= 0:
             raise ValueError("database_timeout and body_timeout are positive numbers of seconds")
@@ -114,6 +116,7 @@ class HeadlessAPI:
         self.dialect = dialect_name(database)
         self.info = ApiInfo(title, self.version, self.routes)
         self.webhooks = _webhook_worker(database, self.snapshot, webhooks)
+        self.changes = ChangeHub(database, self.authenticator, enabled=change_log)
         prepare(database)
 
     @property
@@ -124,19 +127,21 @@ class HeadlessAPI:
     async def startup(self) -> None:
         """Check the library's tables are at this release's version (docs/upgrading.md), then build the
         registry once, so a wrong schema or a broken declaration stops the start instead of a request;
-        then start delivering webhooks in the background (docs/webhooks.md)."""
+        put the change log's triggers on the published tables; then start delivering webhooks in the
+        background (docs/webhooks.md)."""
         from pb_headless.migrations.migrate import check
         from pb_headless.tables import install
 
         if await check(self.database, migrate=self.migrate):  # older tables, and the host opted in
             await install(self.database)
-        await self.snapshot()
+        await follow_catalog(self.changes, await self.snapshot())
         if self.webhooks is not None:
             self.webhooks.start()
 
     async def shutdown(self) -> None:
-        """Close what the API opened itself: the webhook worker, the Redis connection pool, the
-        reflection engine."""
+        """Close what the API opened itself: the change streams, the webhook worker, the Redis
+        connection pool, the reflection engine."""
+        self.changes.close()
         if self.webhooks is not None:
             await self.webhooks.stop()
         close = getattr(self.rate_limiter, "aclose", None)
@@ -225,6 +230,7 @@ class HeadlessAPI:
         self, request: Request, path: str, decision: RateDecision, body: Body
     ) -> Response:
         authentication = await self.authenticator.authenticate(request.headers, _recorder(request.scope))
+        await follow_catalog(self.changes, authentication.snapshot)  # DDL only when the version moved
         context = RequestContext(
             database=self.database,
             dialect=self.dialect,
@@ -234,6 +240,7 @@ class HeadlessAPI:
             rate=decision,
             body=body,
             info=self.info,
+            changes=self.changes,
         )
         return await dispatch(context, request, match(path, self.routes))
 

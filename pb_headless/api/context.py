@@ -7,6 +7,7 @@ application object or `request.state`; `request.state` is filled only for integr
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any
 
 from databases import Database
 
@@ -36,3 +37,4 @@ class RequestContext:
     rate: RateDecision
     body: Body  # read before any connection was taken
     info: ApiInfo
+    changes: Any = None  # pb_headless.changes.ChangeHub: this instance's change log and streams

@@ -12,6 +12,7 @@ from pb_headless.api import reads, writes
 from pb_headless.api.addresses import READ_METHODS, Match
 from pb_headless.api.context import RequestContext
 from pb_headless.api.service import SERVICE, reachable
+from pb_headless.changes.endpoints import changes_endpoint
 from pb_headless.custom_routes import run_endpoint
 from pb_headless.errors import Forbidden, MethodNotAllowed, NotFound, UnknownObject
 from pb_headless.http.responses import OBJECT_CACHING
@@ -35,6 +36,8 @@ async def dispatch(context: RequestContext, request: Request, found: Match) -> R
         return await SERVICE[found.name](context, request)
     if found.kind in ("collection", "record"):
         return await _object(context, request, found)
+    if found.kind in ("changes", "stream"):
+        return await changes_endpoint(context, request, found.name, stream=found.kind == "stream")
     if found.kind == "custom":
         return await _custom(context, request, found)
     raise NotFound()

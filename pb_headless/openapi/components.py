@@ -9,6 +9,7 @@ from __future__ import annotations
 from pb_headless.errors import (
     ApiError,
     BadRequest,
+    CursorExpired,
     Forbidden,
     IdempotencyInProgress,
     IdempotencyKeyReused,
@@ -97,6 +98,7 @@ ERRORS: dict[str, tuple[tuple[type[ApiError], ...], str]] = {
         "A request with this `Idempotency-Key` is still running; retry after `Retry-After` s.",
     ),
     "RateLimited": ((RateLimited,), "Too many requests from this address; retry after `Retry-After` s."),
+    "CursorExpired": ((CursorExpired,), "The change log no longer reaches back to the cursor: sync in full."),
     "ServerError": ((ServerError,), "An unexpected failure; the message names a request id for the logs."),
 }
 _EXTRA_PROPERTIES: dict[str, Schema] = {

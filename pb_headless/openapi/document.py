@@ -12,6 +12,7 @@ from typing import Any, Protocol
 
 from pb_headless.custom_routes import RouteDef
 from pb_headless.openapi import custom_routes, service
+from pb_headless.openapi.changes import change_operations
 from pb_headless.openapi.components import security, shared_components
 from pb_headless.openapi.filters import GUIDE
 from pb_headless.openapi.objects import object_operations, object_tag
@@ -77,6 +78,7 @@ def build_parts(snapshot: Snapshot, custom: Sequence[Any]) -> Parts:
     operations = [*service.service_operations()]
     for spec in specs:
         operations += object_operations(spec)
+        operations += change_operations(spec)
     operations += custom_routes.route_operations(custom)
     tags = (service.TAG, *(object_tag(spec) for spec in specs), *((custom_routes.TAG,) if custom else ()))
     return Parts(tags=tags, operations=tuple(plain_part(part) for part in operations))

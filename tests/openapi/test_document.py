@@ -69,6 +69,10 @@ async def test_a_star_token_sees_every_object_operation_service_endpoint_and_cus
         "DELETE /objects/articles/{id}",
         "GET /objects/authors",
         "GET /objects/authors/{id}",
+        "GET /changes/articles",
+        "GET /changes/articles/stream",
+        "GET /changes/authors",
+        "GET /changes/authors/stream",
         "GET /reports/summary",
         "GET /reports/{year}",
     }

@@ -37,6 +37,8 @@ pytestmark = pytest.mark.slow
 
 SEEDS = [int(seed) for seed in os.environ.get("PB_FUZZ_SEEDS", "1").split(",")]
 MAX_EXAMPLES = int(os.environ.get("PB_FUZZ_EXAMPLES", "25"))
+STREAMS = ("/changes/articles/stream", "/changes/authors/stream")
+STREAM_PATHS = r"/changes/[^/]+/stream$"
 FOREIGN_KEYS = {column.name for table in metadata.sorted_tables for column in table.c if column.foreign_keys}
 FOREIGN_KEY_CONFLICT = ["The value conflicts with the database's constraints."]
 STILL_REFERENCED = ["The record is still referenced by other records."]
@@ -71,8 +73,10 @@ async def test_schemathesis_finds_nothing_on_any_endpoint_with_a_star_token(kind
     unexplained = unexplained_failures(report) if returncode else []
     assert not unexplained, f"{report[-25000:]}\n--- server log ---\n{log_tail(server_log)}"
     operations = sum(len(methods) for methods in document["paths"].values())
-    assert operations == 13  # 4 service endpoints, 5 + 2 object operations, 2 custom routes
-    assert f"Tested: {operations}" in report, report[-5000:]
+    # 4 service endpoints, 5 + 2 object operations, 2 + 2 change feeds, 2 custom routes; the 2 change
+    # streams are left out: an answer that never ends cannot be checked (tests/api/test_changes_stream.py)
+    assert operations == 17
+    assert f"Tested: {operations - len(STREAMS)}" in report, report[-5000:]
 
 
 def unexplained_failures(report: str) -> list[str]:
@@ -178,6 +182,8 @@ async def _run(
             "--request-timeout",
             "20",
             "--no-color",
+            "--exclude-path-regex",
+            STREAM_PATHS,
         ]
         run = await asyncio.to_thread(
             subprocess.run,

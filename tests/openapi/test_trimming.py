@@ -9,11 +9,13 @@ SERVICE = {"GET /health", "GET /me", "GET /objects", "GET /openapi.json"}
 UNGUARDED_ROUTE = "GET /reports/{year}"
 
 
-async def test_a_read_token_sees_only_list_and_show_of_its_object(site):
+async def test_a_read_token_sees_only_list_and_show_and_the_changes_of_its_object(site):
     document = await document_of(site, "articles.read")
     assert operations(document) == SERVICE | {
         "GET /objects/articles",
         "GET /objects/articles/{id}",
+        "GET /changes/articles",
+        "GET /changes/articles/stream",
         UNGUARDED_ROUTE,
     }
     schemas = document["components"]["schemas"]

@@ -1,0 +1,119 @@
+"""`GET /changes/{name}` (what changed since a cursor) and `GET /changes/{name}/stream` (the same, live).
+
+Checks in the order of every endpoint (docs/endpoints.md): the object (404 `unknown_object` when the
+token reaches no such object), the object's read scope (403), then the parameters: a `since` (or
+`Last-Event-ID`) that does not decode is a 422, one the log was pruned past a 410.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Mapping
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from pb_headless.api.context import RequestContext
+from pb_headless.changes.cursor import decode_cursor, encode_cursor
+from pb_headless.changes.feed import Reader, head_position, read_page
+from pb_headless.changes.hub import ChangeHub, watch_server_exit
+from pb_headless.changes.log import bounds
+from pb_headless.changes.stream import EventStream, StreamSession
+from pb_headless.errors import (
+    ApiError,
+    CursorExpired,
+    Forbidden,
+    MethodNotAllowed,
+    NotFound,
+    UnknownObject,
+    ValidationFailed,
+)
+from pb_headless.http.responses import OBJECT_CACHING, json_response
+from pb_headless.query import parse_query, plan_show
+from pb_headless.query.grammar import ParsedQuery
+from pb_headless.registry import ObjectSpec
+
+CURSOR_PROBLEM = "must be a cursor this API gave (the 'cursor' of an entry, or 'meta.next')"
+
+
+async def changes_endpoint(context: RequestContext, request: Request, name: str, stream: bool) -> Response:
+    if request.method not in ("GET", "HEAD"):
+        raise MethodNotAllowed(["GET", "HEAD", "OPTIONS"])
+    hub: ChangeHub | None = context.changes
+    if hub is None or not hub.enabled:
+        raise NotFound("This site keeps no change log (docs/changes.md).")
+    spec = _readable(context.snapshot.catalog, context.principal, name)
+    query = parse_query(request.query_params.multi_items())
+    reader = Reader(context.database, context.dialect, spec, plan_show(spec, query))
+    if stream:
+        return await _open_stream(context, request, hub, reader, query)
+    since = _cursor(request.query_params.get("since"), "since")
+    if since is None:
+        now = encode_cursor(await head_position(context.database))
+        return _answer([], {"next": now, "has_more": False, "count": 0})
+    limit = spec.per_page if query.limit is None else min(query.limit.value, spec.max_per_page)
+    page = await read_page(reader, since, max(limit, 1))
+    entries = page.entries[:limit]
+    following = page.next if len(entries) == len(page.entries) else since
+    meta = {"next": encode_cursor(following), "has_more": page.has_more or len(entries) < len(page.entries)}
+    return _answer(entries, {**meta, "count": len(entries)})
+
+
+def _readable(catalog: Mapping[str, ObjectSpec], principal: Any, name: str) -> ObjectSpec:
+    spec = catalog.get(name)
+    if spec is None or not _reaches(spec, principal):
+        raise UnknownObject(f"There is no object named '{name}'.", headers={"Cache-Control": OBJECT_CACHING})
+    if not principal.has_scope(spec.read_scope):
+        raise Forbidden(spec.read_scope)
+    return spec
+
+
+def _reaches(spec: ObjectSpec, principal: Any) -> bool:
+    """As `/objects` says (docs/authentication.md): the token carries the read or the write scope."""
+    return bool(principal.has_scope(spec.read_scope) or principal.has_scope(spec.write_scope))
+
+
+def _cursor(written: str | None, key: str) -> int | None:
+    if written is None:
+        return None
+    position = decode_cursor(written.strip())
+    if position is None:
+        raise ValidationFailed({key: [CURSOR_PROBLEM]})
+    return position
+
+
+def _answer(entries: list[dict[str, Any]], meta: dict[str, Any]) -> Response:
+    return json_response({"data": entries, "meta": meta}, cache=OBJECT_CACHING)
+
+
+async def _open_stream(
+    context: RequestContext, request: Request, hub: ChangeHub, reader: Reader, query: ParsedQuery
+) -> Response:
+    resumed = request.headers.get("last-event-id")
+    if resumed is not None:
+        since = _cursor(resumed, "Last-Event-ID")
+    else:
+        since = _cursor(request.query_params.get("since"), "since")
+    edges = await bounds(context.database)
+    if since is None:
+        since = edges.head  # neither: the stream starts at the moment it opens
+    elif since < edges.pruned:
+        raise CursorExpired()
+    slots = contextlib.ExitStack()
+    wake = slots.enter_context(hub.stream_slot(context.principal.token.id, reader.spec.table.name))
+    watch_server_exit()
+    name, headers = reader.spec.name, request.headers
+
+    async def recheck() -> Reader | None:
+        """The token and the object as they are now; None ends the stream."""
+        try:
+            authentication = await hub.authenticator.authenticate(headers)
+            spec = _readable(authentication.snapshot.catalog, authentication.principal, name)
+        except ApiError:
+            return None
+        return Reader(context.database, context.dialect, spec, plan_show(spec, query))
+
+    session = StreamSession(hub, reader, since, wake, recheck)
+    stream_headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
+    return EventStream(session, slots.close, stream_headers)

@@ -1,0 +1,92 @@
+"""Reading the change log: its head, how far it was pruned, and the entries after a position.
+
+Why what these functions return is safe to hand out: a trigger takes its position by moving the
+head row, which stays locked until its transaction ends (pb_headless/changes/triggers.py). A writer
+that comes second waits, so position N+1 cannot commit before N; and the head read here is the
+last committed one. Every entry at or below the head is therefore committed and visible, and no
+entry below it can still appear: reading `(after, head]` in position order loses nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+import sqlalchemy as sa
+from databases import Database
+
+from pb_headless.changes.triggers import HEAD_ID, PRUNED_ID
+from pb_headless.tables import changes, state
+
+_READ = sa.select(state.c.id, state.c.version).where(state.c.id.in_((HEAD_ID, PRUNED_ID)))
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """One entry: `op` is `create`, `update` or `delete`; `key` the row's primary key as text."""
+
+    position: int
+    table: str
+    key: str
+    op: str
+    at: datetime  # aware, UTC
+
+
+@dataclass(frozen=True, slots=True)
+class Bounds:
+    head: int  # the last position given out (and committed)
+    pruned: int  # every entry at or below it may have been removed
+
+
+async def bounds(database: Database) -> Bounds:
+    rows = {row[0]: int(row[1]) for row in await database.fetch_all(_READ)}
+    return Bounds(head=rows.get(HEAD_ID, 0), pruned=rows.get(PRUNED_ID, 0))
+
+
+async def changes_after(
+    database: Database, position: int, limit: int, tables: Iterable[str] | None = None
+) -> tuple[list[Change], int]:
+    """Up to `limit` entries after `position` in commit order (every one of them), and the head.
+
+    When fewer than `limit` come back, the caller has seen everything up to the head returned and
+    may resume from it; otherwise it resumes from the last entry's position.
+    """
+    head = (await bounds(database)).head
+    query = sa.select(changes).where(changes.c.position > position, changes.c.position <= head)
+    if tables is not None:
+        query = query.where(changes.c.table_name.in_(list(tables)))
+    rows = await database.fetch_all(query.order_by(changes.c.position).limit(limit))
+    return [_change(row) for row in rows], head
+
+
+async def latest_per_row(
+    database: Database, table: str, position: int, head: int, limit: int
+) -> list[Change]:
+    """For each row of `table` changed in `(position, head]`, its latest entry, in the order of those
+    entries; at most `limit`. A row changed again later moves to where its latest change is."""
+    latest = (
+        sa.select(sa.func.max(changes.c.position).label("position"))
+        .where(changes.c.table_name == table, changes.c.position > position, changes.c.position <= head)
+        .group_by(changes.c.row_key)
+        .order_by(sa.func.max(changes.c.position))
+        .limit(limit)
+        .subquery()
+    )
+    query = sa.select(changes).join(latest, latest.c.position == changes.c.position)
+    rows = await database.fetch_all(query.order_by(changes.c.position))
+    return [_change(row) for row in rows]
+
+
+def _change(row: Any) -> Change:
+    at = row._mapping["changed_at"]
+    if isinstance(at, str):  # SQLite's own clock text, when the driver hands it over untouched
+        at = datetime.fromisoformat(at)
+    return Change(
+        position=int(row._mapping["position"]),
+        table=row._mapping["table_name"],
+        key=row._mapping["row_key"],
+        op=row._mapping["op"],
+        at=at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC),
+    )

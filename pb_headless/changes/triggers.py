@@ -1,0 +1,176 @@
+"""The database triggers that write the change log: installed on published tables, removed from others.
+
+Every trigger does the same two things in the writing transaction (docs/changes.md, "The triggers"):
+it moves the change log's head (row 3 of `pb_state`) by one, and inserts into `pb_changes` an entry
+at that new head with the table, the row's key as text, the kind of change and the UTC time. Moving
+one row locks it until the writer commits, so a writer that comes second waits for the first to
+commit before it takes the next position: positions become visible in order, never with a hole a
+reader could step over (pb_headless/changes/log.py relies on it).
+
+Names: `pbchg_<table>_<digest>` plus `_ai`, `_au`, `_ad` on SQLite and MariaDB (one trigger per
+event); one trigger `pbchg_<table>_<digest>` calling the function `pb_changes_record()` on PostgreSQL.
+The digest covers the table and its key column, so a table whose key changed gets new triggers.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+from collections.abc import Mapping
+
+from databases import Database
+
+from pb_headless.database_errors import is_duplicate_key, is_unavailable
+from pb_headless.db import dialect_name
+
+log = logging.getLogger("pb_headless")
+
+PREFIX = "pbchg_"
+HEAD_ID = 3  # the `pb_state` row holding the change log's head (the last position given out)
+PRUNED_ID = 4  # the `pb_state` row holding the last position pruning removed
+_SUFFIXES = {"ai": "INSERT", "au": "UPDATE", "ad": "DELETE"}
+
+
+def trigger_base(table: str, key: str) -> str:
+    digest = hashlib.sha1(f"{table}\0{key}".encode()).hexdigest()[:8]
+    return f"{PREFIX}{table[:40]}_{digest}"
+
+
+def wanted_triggers(dialect: str, tables: Mapping[str, str]) -> dict[str, str]:
+    """Trigger name → table, for published tables given as table → key column."""
+    wanted: dict[str, str] = {}
+    for table, key in tables.items():
+        base = trigger_base(table, key)
+        if dialect == "postgresql":
+            wanted[base] = table
+        else:
+            wanted.update({f"{base}_{suffix}": table for suffix in _SUFFIXES})
+    return wanted
+
+
+async def present_triggers(database: Database) -> dict[str, str]:
+    """The change-log triggers in the database's current schema: name → table."""
+    dialect = dialect_name(database)
+    if dialect == "sqlite":
+        query = "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'"
+    elif dialect == "postgresql":
+        query = (
+            "SELECT t.tgname, c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace"
+        )
+    else:
+        query = (
+            "SELECT trigger_name, event_object_table FROM information_schema.triggers "
+            "WHERE trigger_schema = DATABASE()"
+        )
+    rows = await database.fetch_all(query)
+    return {str(row[0]): str(row[1]) for row in rows if str(row[0]).startswith(PREFIX)}
+
+
+async def sync_triggers(database: Database, tables: Mapping[str, str]) -> None:
+    """Make the change-log triggers exactly those of `tables` (table → key column).
+
+    Safe to run from several instances at once: every statement is one another instance may already
+    have run (`IF NOT EXISTS`, `IF EXISTS`, or a duplicate refused and ignored).
+    """
+    dialect = dialect_name(database)
+    wanted = wanted_triggers(dialect, tables)
+    present = await present_triggers(database)
+    for name, table in present.items():
+        if wanted.get(name) != table:
+            await database.execute(_drop(dialect, name, table))
+    missing = {name: table for name, table in wanted.items() if present.get(name) != table}
+    if not missing:
+        return
+    if dialect == "postgresql":
+        await database.execute(_PG_FUNCTION)
+    for name, table in missing.items():
+        try:
+            await database.execute(_create(dialect, name, table, tables[table]))
+        except Exception as error:
+            if is_duplicate_key(error) or "already exists" in str(error):
+                continue  # another instance made it between our look and our create
+            if is_unavailable(error):
+                raise
+            # A view, or a database user without the TRIGGER privilege: serving goes on, unrecorded.
+            log.warning("pb_headless: no change log for table %s: its trigger was refused: %s", table, error)
+
+
+def _quote(dialect: str, name: str) -> str:
+    if dialect == "mysql":
+        return "`" + name.replace("`", "``") + "`"
+    return '"' + name.replace('"', '""') + '"'
+
+
+def _literal(text: str) -> str:
+    return "'" + text.replace("'", "''") + "'"
+
+
+def _drop(dialect: str, name: str, table: str) -> str:
+    if dialect == "postgresql":
+        return f"DROP TRIGGER IF EXISTS {_quote(dialect, name)} ON {_quote(dialect, table)}"
+    return f"DROP TRIGGER IF EXISTS {_quote(dialect, name)}"
+
+
+def _create(dialect: str, name: str, table: str, key: str) -> str:
+    quoted_table = _quote(dialect, table)
+    if dialect == "postgresql":
+        return (
+            f"CREATE TRIGGER {_quote(dialect, name)} AFTER INSERT OR UPDATE OR DELETE ON {quoted_table} "
+            f"FOR EACH ROW EXECUTE FUNCTION pb_changes_record({_literal(key)})"
+        )
+    event = _SUFFIXES[name.rsplit("_", 1)[1]]
+    row = "OLD" if event == "DELETE" else "NEW"
+    op = {"INSERT": "create", "UPDATE": "update", "DELETE": "delete"}[event]
+    body = [_entry(dialect, table, f"{row}.{_quote(dialect, key)}", op)]
+    if event == "UPDATE":  # a key that changed: the old key's row is gone
+        moved = f"OLD.{_quote(dialect, key)} <> NEW.{_quote(dialect, key)}"
+        old_entry = _entry(dialect, table, f"OLD.{_quote(dialect, key)}", "delete")
+        if dialect == "sqlite":
+            body.insert(0, old_entry.replace("WHERE id = 3", f"WHERE id = 3 AND {moved}"))
+        else:
+            body.insert(0, f"IF {moved} THEN {old_entry} END IF;")
+    exists = "IF NOT EXISTS " if dialect in ("sqlite", "mysql") else ""
+    return (
+        f"CREATE TRIGGER {exists}{_quote(dialect, name)} AFTER {event} ON {quoted_table} "
+        f"FOR EACH ROW BEGIN {' '.join(body)} END"
+    )
+
+
+def _entry(dialect: str, table: str, key: str, op: str) -> str:
+    """Move the head, then write the entry at it: two statements of a SQLite or MariaDB trigger."""
+    if dialect == "sqlite":
+        as_text, now = f"CAST({key} AS TEXT)", "datetime('now')"
+    else:
+        as_text, now = f"CAST({key} AS CHAR)", "UTC_TIMESTAMP(6)"
+    return (
+        f"UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID}; "
+        "INSERT INTO pb_changes (position, table_name, row_key, op, changed_at) "
+        f"SELECT version, {_literal(table)}, {as_text}, '{op}', {now} FROM pb_state WHERE id = {HEAD_ID};"
+    )
+
+
+# One function for every published table on PostgreSQL; the key column is the trigger's argument.
+_PG_FUNCTION = f"""
+CREATE OR REPLACE FUNCTION pb_changes_record() RETURNS trigger LANGUAGE plpgsql AS $pb$
+DECLARE
+    old_key text;
+    new_key text;
+    head bigint;
+BEGIN
+    IF TG_OP <> 'INSERT' THEN old_key := to_jsonb(OLD) ->> TG_ARGV[0]; END IF;
+    IF TG_OP <> 'DELETE' THEN new_key := to_jsonb(NEW) ->> TG_ARGV[0]; END IF;
+    IF TG_OP = 'UPDATE' AND old_key IS DISTINCT FROM new_key THEN
+        UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
+        INSERT INTO pb_changes (position, table_name, row_key, op, changed_at)
+        VALUES (head, TG_TABLE_NAME, old_key, 'delete', timezone('UTC', clock_timestamp()));
+    END IF;
+    UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
+    INSERT INTO pb_changes (position, table_name, row_key, op, changed_at)
+    VALUES (head, TG_TABLE_NAME, COALESCE(new_key, old_key),
+            CASE TG_OP WHEN 'INSERT' THEN 'create' WHEN 'UPDATE' THEN 'update' ELSE 'delete' END,
+            timezone('UTC', clock_timestamp()));
+    RETURN NULL;
+END
+$pb$
+"""
