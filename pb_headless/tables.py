@@ -6,7 +6,7 @@ import sqlalchemy as sa
 from databases import Database
 from sqlalchemy.schema import CreateIndex, CreateTable
 
-from pb_headless.database_errors import is_duplicate_key
+from pb_headless.database.database_errors import is_duplicate_key
 from pb_headless.db import dialect_name, run_ddl
 
 metadata = sa.MetaData()

@@ -30,9 +30,9 @@ from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import health
 from pb_headless.auth import Authenticator, UserLoader
 from pb_headless.custom_routes import collect_routes
-from pb_headless.database_errors import is_unavailable
+from pb_headless.database.database_errors import is_unavailable
+from pb_headless.database.deadline import UNAVAILABLE, within
 from pb_headless.db import dialect_name, prepare
-from pb_headless.deadline import UNAVAILABLE, within
 from pb_headless.errors import (
     ApiError,
     MethodNotAllowed,

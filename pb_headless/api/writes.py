@@ -22,13 +22,13 @@ from pb_headless.api.context import RequestContext
 from pb_headless.api.reads import object_answer
 from pb_headless.api.records import canonical_id, record_address, record_key
 from pb_headless.api.uniqueness import check_unique, fields_to_check, named_locks
-from pb_headless.database_errors import is_data_error, is_duplicate_key
+from pb_headless.database.database_errors import is_data_error, is_duplicate_key
+from pb_headless.database.transactions import write_transaction
 from pb_headless.errors import BadRequest, NotFound, UnsupportedMediaType, ValidationFailed
 from pb_headless.http.responses import OBJECT_CACHING, empty_response, json_response
 from pb_headless.query import compile_show, fetch_one, parse_query, plan_show, render_record
 from pb_headless.query.planner import ShowPlan
 from pb_headless.registry import ObjectSpec
-from pb_headless.transactions import write_transaction
 
 _JSON_MEDIA = re.compile(r"application/(?:[\w.+-]+\+)?json", re.IGNORECASE)
 _NO_PARAMETERS = parse_query(())

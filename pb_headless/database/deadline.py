@@ -14,7 +14,7 @@ import logging
 from collections.abc import Coroutine
 from typing import Any, TypeVar
 
-from pb_headless.database_errors import is_unavailable
+from pb_headless.database.database_errors import is_unavailable
 from pb_headless.errors import ServiceUnavailable
 
 log = logging.getLogger("pb_headless")
