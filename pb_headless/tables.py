@@ -7,7 +7,7 @@ from databases import Database
 from sqlalchemy.schema import CreateIndex, CreateTable
 
 from pb_headless.database.database_errors import is_duplicate_key
-from pb_headless.db import dialect_name, run_ddl
+from pb_headless.database.dialect import dialect_name, run_ddl
 
 metadata = sa.MetaData()
 

@@ -25,7 +25,9 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     plan = plan_list(spec, parse_query(request.query_params.multi_items()))
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
-    records, total, truncated = await fetch_list(context.database, spec, plan, context.dialect)
+    records, total, truncated = await fetch_list(
+        context.database, spec, plan, context.dialect, context.caches, context.data_version
+    )
     meta: dict[str, Any] = {
         "total": total,
         "count": len(records),
@@ -58,7 +60,9 @@ async def show_record(
     truncated: Mapping[str, Any] = {}
     key = record_key(spec, record_id)
     if key is not None:
-        record, truncated = await fetch_by_key(context.database, spec, plan, key, context.dialect)
+        record, truncated = await fetch_by_key(
+            context.database, spec, plan, key, context.dialect, context.caches
+        )
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     return json_response({"data": record}, headers=truncation_headers(truncated), cache=OBJECT_CACHING)

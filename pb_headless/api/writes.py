@@ -227,7 +227,9 @@ async def _read_back(context: RequestContext, spec: ObjectSpec, key: Any) -> tup
     """The record as `show` renders it, and whether the object serves it; a row the object does not
     serve (the client just unpublished it) is rendered from the table."""
     plan = plan_show(spec, _NO_PARAMETERS)
-    record, _ = await fetch_one(context.database, spec, plan, canonical_id(spec, key), context.dialect)
+    record, _ = await fetch_one(
+        context.database, spec, plan, canonical_id(spec, key), context.dialect, context.caches
+    )
     if record is not None:
         return record, True
     row = await context.database.fetch_one(

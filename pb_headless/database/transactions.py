@@ -13,7 +13,7 @@ from collections.abc import AsyncIterator
 
 from databases import Database
 
-from pb_headless.db import dialect_name
+from pb_headless.database.dialect import dialect_name
 from pb_headless.state.version import bump_data_version
 
 # SQLite writers of one process queue here, first come first served, before asking for the write

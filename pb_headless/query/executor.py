@@ -8,28 +8,47 @@ from typing import Any
 
 from databases import Database
 
+from pb_headless.database.accelerators import accelerator_of
+from pb_headless.database.caches import Caches
+from pb_headless.database.sqlite.positions import STEP
+from pb_headless.database.statements import Prepared
 from pb_headless.errors import ValidationFailed
-from pb_headless.query.compiler import RELATION_KEY, compile_list, compile_show, relation_select
+from pb_headless.query.compiler import (
+    DEFERRED_OFFSET,
+    RELATION_KEY,
+    compile_list,
+    compile_show,
+    in_key_order,
+    relation_select,
+    search_match,
+)
 from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.planner import ListPlan, ShowPlan
-from pb_headless.query.positions import positions_of
+from pb_headless.query.prepared import list_statements, plan_values, seek_statements, show_statement
 from pb_headless.query.render import Row, render_record, render_records
-from pb_headless.query.statements import Prepared, list_statements, plan_values, show_statement
-from pb_headless.query.totals import seen_data_version, totals_of
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
-from pb_headless.sqlite_pool import inline_reads
 
 # Relation name → primary keys of the records whose to-many relation shows only its first records.
 Truncated = dict[str, list[Any]]
 
 
 async def fetch_list(
-    database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
+    database: Database,
+    spec: ObjectSpec,
+    plan: ListPlan,
+    dialect: str,
+    caches: Caches | None = None,
+    data_version: int | None = None,
 ) -> tuple[list[dict[str, Any]], int, Truncated]:
-    """The page of records, the total number of matching records, and the to-many relations cut."""
+    """The page of records, the total number of matching records, and the to-many relations cut.
+
+    `caches`: the API object's (compiled shapes, kept counts); without them nothing is kept. A total
+    is kept only with the `data_version` the request read with its token (auth/authenticator.py).
+    """
     if plan.details:
         raise ValidationFailed(plan.details)
-    prepared = list_statements(database, spec, plan, dialect)
+    caches = caches or Caches()
+    prepared = list_statements(database, caches, spec, plan, dialect)
     fetch_page: Callable[[], Awaitable[Sequence[Any]]]
     rows: Sequence[Row] | None = None
     if prepared is None:
@@ -43,8 +62,7 @@ async def fetch_list(
         count_arguments = prepared.count.arguments(values)
         count_all = functools.partial(_count_prepared, database, prepared.count, count_arguments)
         count_key = (prepared.count.sql, _hashable(count_arguments))
-        if dialect == "sqlite":
-            rows = await positions_of(database).page(database, spec, plan, dialect, values)
+        rows = await _deep_page(database, caches, spec, plan, dialect, values)
     if rows is None:
         rows = await fetch_page() if plan.limit > 0 else []
     if rows and len(rows) < plan.limit:
@@ -54,15 +72,20 @@ async def fetch_list(
     elif count_key is None:
         total = await count_all()
     else:
-        version, exact = _count_version(database)
-        total = await totals_of(database).total(count_key, version, count_all, exact)
+        version, exact = _count_version(database, data_version)
+        total = await caches.totals.total(count_key, version, count_all, exact)
     records = render_records(rows, plan.fields)
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
     return records, total, truncated
 
 
 async def fetch_one(
-    database: Database, spec: ObjectSpec, plan: ShowPlan, pk_raw: str, dialect: str
+    database: Database,
+    spec: ObjectSpec,
+    plan: ShowPlan,
+    pk_raw: str,
+    dialect: str,
+    caches: Caches | None = None,
 ) -> tuple[dict[str, Any] | None, Truncated]:
     """The published record with this id, or None (a 404) when there is none or the id cannot be one;
     and the to-many relations cut."""
@@ -70,14 +93,19 @@ async def fetch_one(
         pk_value = convert(spec.pk, pk_raw)
     except ConversionError:
         return None, {}
-    return await fetch_by_key(database, spec, plan, pk_value, dialect)
+    return await fetch_by_key(database, spec, plan, pk_value, dialect, caches)
 
 
 async def fetch_by_key(
-    database: Database, spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str
+    database: Database,
+    spec: ObjectSpec,
+    plan: ShowPlan,
+    pk_value: Any,
+    dialect: str,
+    caches: Caches | None = None,
 ) -> tuple[dict[str, Any] | None, Truncated]:
     """`fetch_one` for a key already converted by the key's kind."""
-    prepared = show_statement(database, spec, plan, pk_value, dialect)
+    prepared = show_statement(database, caches or Caches(), spec, plan, pk_value, dialect)
     if prepared is None:
         row: Row | None = await database.fetch_one(compile_show(spec, plan, pk_value, dialect))
     else:
@@ -99,14 +127,27 @@ async def _count_prepared(database: Database, count: Prepared, arguments: Any) -
     return int(next(iter(rows[0].values())) or 0) if rows else 0
 
 
-def _count_version(database: Database) -> tuple[Hashable | None, bool]:
-    """What a kept count must have been taken at: the library's data version and, on SQLite, the
-    database's own (then the count is exact whoever writes; query/totals.py)."""
-    seen = seen_data_version()
+async def _deep_page(
+    database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, dialect: str, values: dict[Any, Any]
+) -> Sequence[Any] | None:
+    """A deep page in key order, when the database can start it from a noted key (SQLite)."""
+    accelerator = accelerator_of(database)
+    if not accelerator.reads_inline or plan.offset < max(STEP, DEFERRED_OFFSET) or plan.limit <= 0:
+        return None
+    if not in_key_order(spec, plan) or search_match(spec, plan, dialect) is not None:
+        return None
+    statements = seek_statements(database, caches, spec, plan, dialect)
+    if statements is None:
+        return None
+    return await accelerator.deep_page(database, statements, values, spec.pk.name)
+
+
+def _count_version(database: Database, seen: int | None) -> tuple[Hashable | None, bool]:
+    """What a kept count must have been taken at: the library's data version and, where the database
+    has one, its own (then the count is exact whoever writes; database/totals.py)."""
     if seen is None:
         return None, False
-    inline = inline_reads(database)
-    written = None if inline is None else inline.data_version()
+    written = accelerator_of(database).data_version()
     if written is None:
         return seen, False
     return (seen, written), True
