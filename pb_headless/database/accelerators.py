@@ -12,7 +12,7 @@ from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
 
 def accelerator_of(database: Database) -> Accelerator:
     """The one its SQLite pool carries (sqlite/pool.py); else, by dialect, a fresh one."""
-    found = getattr(internals.backend_pool(database), "accelerator", None)
+    found = getattr(internals.pool_of(database), "accelerator", None)
     if isinstance(found, Accelerator):
         return found
     if dialect_name(database) == "sqlite":

@@ -40,12 +40,12 @@ def backend_dialect(database: Any) -> Dialect | None:
     return getattr(backend(database), "_dialect", None)
 
 
-def backend_pool(database: Any) -> Any:
+def pool_of(database: Any) -> Any:
     """The SQLite backend's pool (None on other backends, which have no `_pool` of this kind)."""
     return getattr(backend(database), "_pool", None)
 
 
-def replace_pool(database: Any, pool: Any, before_disconnect: Callable[[], Awaitable[None]]) -> None:
+def swap_in(database: Any, pool: Any, before_disconnect: Callable[[], Awaitable[None]]) -> None:
     """Put `pool` in the SQLite backend's place, and run `before_disconnect` when the host disconnects."""
     found = backend(database)
     found._pool = pool
@@ -89,7 +89,7 @@ def aiosqlite_is_open(connection: Any) -> bool:
     return bool(getattr(connection, "_running", True)) and getattr(connection, "_connection", 1) is not None
 
 
-def existing_connection(database: Any) -> Any:
+def held_by_task(database: Any) -> Any:
     """The `databases` connection this task already has, without making one (as `database.connection()`
     would); with `force_rollback`, the one connection every task shares."""
     if database._global_connection is not None:
@@ -102,6 +102,11 @@ def in_transaction(connection: Any) -> bool:
     """Whether a `databases` SQLite connection holds an open transaction (None or not acquired: no)."""
     raw = getattr(getattr(connection, "_connection", None), "_connection", None)
     return raw is not None and bool(raw.in_transaction)
+
+
+def driver(connection: Any) -> Any:
+    """The driver's own connection under a `databases` connection (public: `raw_connection`)."""
+    return connection.raw_connection
 
 
 def query_lock(connection: Any) -> Any:

@@ -37,13 +37,13 @@ def prepare(database: Database) -> None:
     """
     if dialect_name(database) != "sqlite":
         return
-    options = internals.pool_options(internals.backend_pool(database))
+    options = internals.pool_options(internals.pool_of(database))
     if options is None:
         log.warning("pb_headless: cannot install Unicode case folding on this SQLite backend")
         return
     options.setdefault("factory", _CasefoldingConnection)
     # Writers queue for the write lock rather than fail: SQLite's 5 s default is short under load.
     options.setdefault("timeout", SQLITE_BUSY_TIMEOUT)
-    from pb_headless.database.sqlite.pool import keep_connections  # aiosqlite is there: this is SQLite
+    from pb_headless.database.sqlite.pool import keep_open  # aiosqlite is there: this is SQLite
 
-    keep_connections(database)
+    keep_open(database)

@@ -168,7 +168,7 @@ async def run(
             return rows
     connection = database.connection()
     async with connection, internals.query_lock(connection) or contextlib.nullcontext():
-        raw = connection.raw_connection
+        raw = internals.driver(connection)
         if style == "qmark":
             return await raw.execute_fetchall(sql, arguments)
         if style == "dollar":

@@ -25,7 +25,7 @@ class SQLiteAccelerator(Accelerator):
 
     def read_quick(self, database: Database, sql: str, arguments: Sequence[Any]) -> list[Any] | None:
         # A task inside a transaction must see its own writes: only its own connection has them.
-        if self.inline is None or internals.in_transaction(internals.existing_connection(database)):
+        if self.inline is None or internals.in_transaction(internals.held_by_task(database)):
             return None
         return self.inline.fetchall(sql, arguments)
 

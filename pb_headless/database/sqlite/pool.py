@@ -80,10 +80,10 @@ def _on_disk(pool: Any) -> bool:
     )
 
 
-def keep_connections(database: Any) -> None:
+def keep_open(database: Any) -> None:
     """Swap the backend's pool for a kept-open one, and close the kept connections on disconnect."""
-    found = internals.backend_pool(database)
+    found = internals.pool_of(database)
     if isinstance(found, KeptConnections):
         return
     pool = KeptConnections(found)
-    internals.replace_pool(database, pool, pool.close)
+    internals.swap_in(database, pool, pool.close)
