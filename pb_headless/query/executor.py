@@ -8,6 +8,7 @@ from typing import Any
 
 from databases import Database
 
+from pb_headless.database import oneoff
 from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.caches import Caches
 from pb_headless.database.sqlite.positions import STEP
@@ -53,8 +54,8 @@ async def fetch_list(
     rows: Sequence[Row] | None = None
     if prepared is None:
         page, count = compile_list(spec, plan, dialect)
-        fetch_page = functools.partial(database.fetch_all, page)
-        count_all = functools.partial(_count, database, count)
+        fetch_page = functools.partial(_rows_of(database, spec.query), page)
+        count_all = functools.partial(_count, database, count, spec.query is not None)
         count_key: Hashable = None
     else:
         values = plan_values(plan)
@@ -107,7 +108,9 @@ async def fetch_by_key(
     """`fetch_one` for a key already converted by the key's kind."""
     prepared = show_statement(database, caches or Caches(), spec, plan, pk_value, dialect)
     if prepared is None:
-        row: Row | None = await database.fetch_one(compile_show(spec, plan, pk_value, dialect))
+        show = compile_show(spec, plan, pk_value, dialect)
+        fetch = database.fetch_one if spec.query is None else functools.partial(oneoff.fetch_row, database)
+        row: Row | None = await fetch(show)
     else:
         rows = await prepared.fetch(database, prepared.arguments(plan_values(plan, pk_value)))
         row = rows[0] if rows else None
@@ -118,8 +121,13 @@ async def fetch_by_key(
     return record, truncated
 
 
-async def _count(database: Database, count: Any) -> int:
-    return int(await database.fetch_val(count) or 0)
+async def _count(database: Database, count: Any, narrowed: bool) -> int:
+    return int(await (oneoff.fetch_value(database, count) if narrowed else database.fetch_val(count)) or 0)
+
+
+def _rows_of(database: Database, narrowing: Any) -> Callable[[Any], Awaitable[Sequence[Any]]]:
+    """How to read a statement: through database/oneoff.py when a host's `narrowing` is in it."""
+    return database.fetch_all if narrowing is None else functools.partial(oneoff.fetch_rows, database)
 
 
 async def _count_prepared(database: Database, count: Prepared, arguments: Any) -> int:
@@ -186,7 +194,7 @@ async def _related(
         return {}, set()
     grouped: dict[Any, list[dict[str, Any]]] = {}
     cut: set[Any] = set()
-    for row in await database.fetch_all(relation_select(relation, keys)):
+    for row in await _rows_of(database, relation.query)(relation_select(relation, keys)):
         found = grouped.setdefault(row[RELATION_KEY], [])
         if relation.many and len(found) >= relation.limit:
             cut.add(row[RELATION_KEY])  # the window's one extra row: there are more than the limit
