@@ -27,6 +27,7 @@ from pb_headless.database.dialect import dialect_of
 from pb_headless.database.slots import LIMIT, OFFSET
 
 T = TypeVar("T")
+BIND_BYTES = 140  # what one `Bind` or result column of a `Prepared` holds (tracemalloc, SQLite)
 NOT_REUSABLE = object()  # kept for a statement that cannot be kept compiled: run it the ordinary way
 
 
@@ -48,6 +49,11 @@ class Prepared:
     keys: tuple[str, ...]  # result column names
     processors: tuple[Callable[[Any], Any] | None, ...]
     quick: bool = True  # bounded work (a look-up, a page): SQLite may run it on the loop's thread
+
+    @property
+    def weight(self) -> int:
+        """The bytes it holds, roughly: its SQL, and a bind (name, slot, converters) or column each."""
+        return 400 + len(self.sql) + BIND_BYTES * (len(self.binds) + len(self.keys))
 
     def arguments(self, values: Mapping[Any, Any]) -> Any:  # keyed by slot: an index or a name
         converted = []
@@ -82,6 +88,10 @@ class ListStatements:
     page: Prepared
     count: Prepared
 
+    @property
+    def weight(self) -> int:
+        return self.page.weight + self.count.weight
+
 
 @dataclass(frozen=True, slots=True)
 class SeekStatements:
@@ -90,6 +100,10 @@ class SeekStatements:
     first: Prepared  # the key `offset` rows from the start
     following: Prepared  # the key `offset` rows after `after`
     page: Prepared  # the page `offset` rows after `after`
+
+    @property
+    def weight(self) -> int:
+        return self.first.weight + self.following.weight + self.page.weight
 
 
 def paging_slots(statement: sa.Select[Any], fixed: bool = False) -> dict[str, tuple[Any, Any]]:
