@@ -1,13 +1,14 @@
 """Statements compiled once into their driver's SQL, then run with bound values on the request's connection.
 
-Building and compiling a SQLAlchemy statement costs a few hundred µs of CPU, more than running it
-often does. `prepare` turns a statement into a `Prepared`: the SQL in the form the driver takes
-(qmark for SQLite, `$1` for asyncpg, named for aiomysql), which slot of the caller's values feeds
-each parameter, and how each result column is read. `Prepared.fetch` runs it on the host's
-`databases` connection (its raw driver connection, under the connection's own query lock); a quick
-read on SQLite is first offered to the accelerator (reads on the loop's thread). The plan shapes
-that use this live in query/prepared.py; the library's own constant queries (the token look-up, the
-version) in `fetch_fixed`, kept compiled in the API object's caches (database/caches.py).
+Building and compiling a SQLAlchemy statement costs more CPU than running it often does
+(docs/performance.md, "What made each difference"). `prepare` turns a statement into a `Prepared`:
+the SQL in the form the driver takes (qmark for SQLite, `$1` for asyncpg, named for aiomysql), which
+slot of the caller's values feeds each parameter, and how each result column is read.
+`Prepared.fetch` runs it on the host's `databases` connection (its raw driver connection, under the
+connection's own query lock); a quick read is first offered to the database's accelerator (SQLite
+reads it on the loop's thread). The plan shapes that use this live in query/prepared.py; the
+library's own constant queries (the token look-up, the version) in `fetch_fixed`. Both are kept in
+the API object's caches (database/caches.py).
 """
 
 from __future__ import annotations

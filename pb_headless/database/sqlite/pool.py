@@ -1,7 +1,7 @@
 """Kept-open SQLite connections for the host's `databases.Database` (docs/performance.md).
 
 `databases`' SQLite backend opens a new aiosqlite connection, with a thread of its own, on every
-acquisition and closes it on release: about a millisecond of CPU per request before any query runs,
+acquisition and closes it on release: CPU on every request before any query runs (docs/performance.md),
 and a cold page cache every time. This pool keeps released connections open (a few per process) and
 hands them out again; everything else about the backend stays as `databases` made it. The pool also
 carries the database's accelerator (`sqlite/accelerator.py`): reads on the loop's thread and noted

@@ -8,7 +8,7 @@ What is made, all named after the table and a digest of the indexed columns and 
 
 - `pbfts_<table>_<digest>`: a contentless FTS5 table (`tokenize='trigram'`, `detail='none'`), one
   column per searchable field and one for the marker. It holds no copy of the text, only which
-  trigrams each row has: about 30 MB for 100,000 articles of 400 characters.
+  trigrams each row has (its size: docs/performance.md, "The search index on SQLite").
 - Three triggers on the table (`…_ai`, `…_ad`, `…_au`) that keep it in step with every insert,
   delete and update of an indexed column, whoever writes: the API, the admin area, the host's own SQL
   or another program (its SQLite needs FTS5, which every common build has).
