@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from operator import eq, ge, gt, le, lt, ne
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
@@ -213,14 +212,11 @@ class _Shape:
         return expressions
 
 
-# Specs are frozen and rebuilt with each registry version; the shape goes away with its spec.
-_shapes: WeakKeyDictionary[ObjectSpec, _Shape] = WeakKeyDictionary()
-
-
 def _shape(spec: ObjectSpec) -> _Shape:
-    shape = _shapes.get(spec)
+    """Kept on the spec itself: it goes away with the spec at the next registry version."""
+    shape = spec.derived.get("compiler.shape")
     if shape is None:
-        shape = _shapes[spec] = _Shape(spec)
+        shape = spec.derived["compiler.shape"] = _Shape(spec)
     return shape
 
 
