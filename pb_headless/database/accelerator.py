@@ -17,7 +17,7 @@ import sqlalchemy as sa
 from databases import Database
 
 
-class Statement(Protocol):
+class RunnableStatement(Protocol):
     """A prepared statement (database/statements.py `Prepared`), as far as this module uses one."""
 
     @property
@@ -28,18 +28,18 @@ class Statement(Protocol):
     async def fetch(self, database: Database, arguments: Any) -> list[dict[str, Any]]: ...
 
 
-class SeekStatements(Protocol):
+class DeepPageStatements(Protocol):
     """A deep page's statements (query/compiler.py `compile_seek`): the key `offset` rows from the
     start, the key `offset` rows after `AFTER`, and the page `offset` rows after that key."""
 
     @property
-    def first(self) -> Statement: ...
+    def first(self) -> RunnableStatement: ...
 
     @property
-    def following(self) -> Statement: ...
+    def following(self) -> RunnableStatement: ...
 
     @property
-    def page(self) -> Statement: ...
+    def page(self) -> RunnableStatement: ...
 
 
 class Accelerator:
@@ -56,7 +56,7 @@ class Accelerator:
         return None
 
     async def deep_page(
-        self, database: Database, statements: SeekStatements, values: dict[Any, Any], pk: str
+        self, database: Database, statements: DeepPageStatements, values: dict[Any, Any], pk: str
     ) -> Sequence[Any] | None:
         """A deep page in key order started from a noted key; None: read it the ordinary way."""
         return None

@@ -9,7 +9,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.database import internals
-from pb_headless.database.accelerator import Accelerator, SeekStatements
+from pb_headless.database.accelerator import Accelerator, DeepPageStatements
 from pb_headless.database.sqlite import search_index
 from pb_headless.database.sqlite.inline import InlineReads
 from pb_headless.database.sqlite.positions import Positions
@@ -33,7 +33,7 @@ class SQLiteAccelerator(Accelerator):
         return None if self.inline is None else self.inline.data_version()
 
     async def deep_page(
-        self, database: Database, statements: SeekStatements, values: dict[Any, Any], pk: str
+        self, database: Database, statements: DeepPageStatements, values: dict[Any, Any], pk: str
     ) -> Sequence[Any] | None:
         if self.inline is None:
             return None

@@ -22,7 +22,7 @@ from typing import Any
 
 from databases import Database
 
-from pb_headless.database.accelerator import SeekStatements
+from pb_headless.database.accelerator import DeepPageStatements
 from pb_headless.database.slots import AFTER, LIMIT, OFFSET
 from pb_headless.database.sqlite.inline import InlineReads
 
@@ -55,7 +55,7 @@ class Positions:
         self,
         database: Database,
         inline: InlineReads,
-        statements: SeekStatements,
+        statements: DeepPageStatements,
         values: dict[Any, Any],
         pk: str,
     ) -> Sequence[Any] | None:
@@ -90,7 +90,7 @@ class Positions:
 
 async def note_keys(
     database: Database,
-    statements: SeekStatements,
+    statements: DeepPageStatements,
     noted: NotedKeys,
     wanted: int,
     values: dict[Any, Any],
