@@ -30,7 +30,7 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from pb_headless import ApiRegistry, HeadlessAPI, TokenStore, install
-from pb_headless.db import dialect_of
+from pb_headless.database.dialect import dialect_of
 
 SERVERS = {
     "postgresql": "postgresql://postgres@127.0.0.1:5432/test",

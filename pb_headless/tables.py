@@ -6,7 +6,7 @@ import sqlalchemy as sa
 from databases import Database
 from sqlalchemy.dialects import mysql
 
-from pb_headless.database_errors import is_duplicate_key
+from pb_headless.database.database_errors import is_duplicate_key
 from pb_headless.migrations.catalog import existing_tables as existing_tables  # where it was
 
 metadata = sa.MetaData()

@@ -25,8 +25,8 @@ from pb_headless.constructor import (
     transliterate,
 )
 from pb_headless.constructor.indexes import drop_indexes_on
-from pb_headless.constructor.search_index import drop_search_index
-from pb_headless.db import run_ddl
+from pb_headless.database.accelerators import accelerator_of
+from pb_headless.database.dialect import run_ddl
 from pb_headless.state import bump_version
 
 TABLE_PREFIX = "ct_"  # keeps constructor tables apart from the site's and the library's own
@@ -141,7 +141,8 @@ async def update_content_table(
 
 async def delete_content_table(database: Database, table: ConstructorTable) -> None:
     """Drop the SQL table, its definition and its API tab: the object stops being served at once."""
-    await drop_search_index(database, table.name)  # SQLite would leave its FTS5 table behind
+    # SQLite would leave the table's FTS5 search index behind.
+    await accelerator_of(database).drop_search_index(database, table.name)
     await run_ddl(database, DropTable(table_for(table), if_exists=True))
     async with database.transaction():
         table_id = await _table_id(database, table.name)

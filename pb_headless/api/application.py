@@ -30,11 +30,14 @@ from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import health
 from pb_headless.auth import Authenticator, UserLoader
 from pb_headless.changes import ChangeHub, follow_catalog
-from pb_headless.connections import held_connection
 from pb_headless.custom_routes import collect_routes
-from pb_headless.database_errors import is_unavailable
-from pb_headless.db import dialect_name, prepare
-from pb_headless.deadline import UNAVAILABLE, answered, within
+from pb_headless.database.accelerators import reads_inline
+from pb_headless.database.caches import Caches
+from pb_headless.database.connections import held_connection
+from pb_headless.database.database_errors import is_unavailable
+from pb_headless.database.deadline import UNAVAILABLE, answered, within
+from pb_headless.database.dialect import dialect_name
+from pb_headless.database.prepare import prepare
 from pb_headless.errors import (
     ApiError,
     MethodNotAllowed,
@@ -52,7 +55,6 @@ from pb_headless.ratelimit import MemoryRateLimiter, RateDecision, RateLimiter
 from pb_headless.registry import ApiRegistry
 from pb_headless.release import VERSION
 from pb_headless.settings import SettingsStore
-from pb_headless.sqlite_pool import reads_inline
 from pb_headless.state.snapshot import SNAPSHOT_SCOPE_KEY, Snapshot, SnapshotCache
 from pb_headless.tokens import TokenStore
 from pb_headless.webhooks.options import WebhookOptions
@@ -94,7 +96,10 @@ class HeadlessAPI:
         self.database = database
         self.registry = registry
         self.settings = settings or SettingsStore(database)
-        self.tokens = tokens or TokenStore(database)
+        self.tokens = tokens or TokenStore(database, Caches())
+        # Every cache of this API object, bounded (docs/performance.md): the token store's, which the
+        # authenticator and the handlers share (a host's own store brings its own).
+        self.caches = self.tokens.caches
         self.proxies = (
             trusted_proxies
             if isinstance(trusted_proxies, TrustedProxies)
@@ -240,6 +245,8 @@ class HeadlessAPI:
             rate=decision,
             body=body,
             info=self.info,
+            caches=self.caches,
+            data_version=authentication.data_version,
             changes=self.changes,
         )
         return await dispatch(context, request, match(path, self.routes))

@@ -13,6 +13,7 @@ from databases import Database
 
 from pb_headless.auth import Principal
 from pb_headless.custom_routes import RouteDef
+from pb_headless.database.caches import Caches
 from pb_headless.http.body import Body
 from pb_headless.ratelimit import RateDecision
 from pb_headless.state.snapshot import Snapshot
@@ -37,4 +38,6 @@ class RequestContext:
     rate: RateDecision
     body: Body  # read before any connection was taken
     info: ApiInfo
+    caches: Caches  # what the API object keeps between requests (database/caches.py)
+    data_version: int | None  # read with the token: which kept counts still hold
     changes: Any = None  # pb_headless.changes.ChangeHub: this instance's change log and streams

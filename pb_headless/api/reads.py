@@ -30,7 +30,9 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     preference = applied_handling(request, plan.ignored)
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
-    page = await fetch_page(context.database, spec, plan, context.dialect)
+    page = await fetch_page(
+        context.database, spec, plan, context.dialect, context.caches, context.data_version
+    )
     keyset = plan.cursor is not None
     positions = page_cursors(plan, page)
     meta: dict[str, Any] = {
@@ -83,7 +85,9 @@ async def show_record(
     truncated: Mapping[str, Any] = {}
     key = record_key(spec, record_id)
     if key is not None:
-        record, truncated = await fetch_by_key(context.database, spec, plan, key, context.dialect)
+        record, truncated = await fetch_by_key(
+            context.database, spec, plan, key, context.dialect, context.caches
+        )
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     headers = {**truncation_headers(truncated), **preference}

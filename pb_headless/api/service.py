@@ -10,7 +10,7 @@ from starlette.responses import Response
 
 from pb_headless.api.context import RequestContext
 from pb_headless.auth import Principal, user_reference
-from pb_headless.deadline import within
+from pb_headless.database.deadline import within
 from pb_headless.errors import ServiceUnavailable
 from pb_headless.http.responses import NO_STORE, OBJECT_CACHING, json_response
 from pb_headless.openapi import document_for

@@ -23,13 +23,14 @@ from pb_headless.api.preconditions import check_if_match, tag_headers
 from pb_headless.api.reads import object_answer
 from pb_headless.api.records import canonical_id, record_address, record_key
 from pb_headless.api.uniqueness import check_unique, fields_to_check, named_locks
-from pb_headless.database_errors import is_data_error, is_duplicate_key
+from pb_headless.database.database_errors import is_data_error, is_duplicate_key
+from pb_headless.database.oneoff import fetch_row
+from pb_headless.database.transactions import write_transaction
 from pb_headless.errors import BadRequest, NotFound, UnsupportedMediaType, ValidationFailed
 from pb_headless.http.responses import OBJECT_CACHING, empty_response, json_response
 from pb_headless.query import compile_show, fetch_one, parse_query, plan_show, render_record
 from pb_headless.query.planner import ShowPlan
 from pb_headless.registry import ObjectSpec
-from pb_headless.transactions import write_transaction
 
 _JSON_MEDIA = re.compile(r"application/(?:[\w.+-]+\+)?json", re.IGNORECASE)
 _NO_PARAMETERS = parse_query(())
@@ -149,7 +150,7 @@ def _served(context: RequestContext, spec: ObjectSpec, key: Any) -> sa.ColumnEle
 async def _served_key(context: RequestContext, spec: ObjectSpec, record_id: str) -> Any:
     """The key of a record the object serves, or 404 (before the body is looked at)."""
     key = record_key(spec, record_id)
-    if key is None or await context.database.fetch_one(_narrowed_keys(context, spec, key)) is None:
+    if key is None or await fetch_row(context.database, _narrowed_keys(context, spec, key)) is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     return key
 
@@ -160,7 +161,7 @@ async def _lock_served_row(context: RequestContext, spec: ObjectSpec, key: Any, 
         await context.database.fetch_one(
             sa.select(spec.pk.column).where(spec.pk.column == key).with_for_update()
         )
-    if await context.database.fetch_one(_narrowed_keys(context, spec, key)) is None:
+    if await fetch_row(context.database, _narrowed_keys(context, spec, key)) is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
 
 
@@ -233,7 +234,9 @@ async def _read_back(context: RequestContext, spec: ObjectSpec, key: Any) -> tup
     """The record as `show` renders it, and whether the object serves it; a row the object does not
     serve (the client just unpublished it) is rendered from the table."""
     plan = plan_show(spec, _NO_PARAMETERS)
-    record, _ = await fetch_one(context.database, spec, plan, canonical_id(spec, key), context.dialect)
+    record, _ = await fetch_one(
+        context.database, spec, plan, canonical_id(spec, key), context.dialect, context.caches
+    )
     if record is not None:
         return record, True
     row = await context.database.fetch_one(

@@ -22,7 +22,6 @@ from pb_headless.auth.credentials import read_token
 from pb_headless.auth.principal import Principal
 from pb_headless.errors import ApiError, Unauthorized
 from pb_headless.http.calls import maybe_await
-from pb_headless.query.totals import note_data_version
 from pb_headless.state import read_version
 from pb_headless.state.snapshot import Snapshot, SnapshotCache
 from pb_headless.tokens import TokenInfo, TokenStore, is_well_formed
@@ -37,6 +36,8 @@ INVALID_TOKEN = "The API token is not valid."
 class Authentication:
     principal: Principal
     snapshot: Snapshot
+    # The data version read with the token (None when it was not read): which kept counts still hold.
+    data_version: int | None = None
 
 
 class Authenticator:
@@ -59,14 +60,14 @@ class Authenticator:
 
     async def snapshot(self) -> Snapshot:
         """The snapshot of the current shared version (one query, then a look-up)."""
-        return await self.snapshots.get(await read_version(self.database))
+        return await self.snapshots.get(await read_version(self.database, self.tokens.caches))
 
     async def authenticate(
         self, headers: Headers, seen: Callable[[Snapshot], None] | None = None
     ) -> Authentication:
         """The principal and snapshot; `seen` is told the snapshot before any check can refuse."""
         plain, problem = _token_or_problem(headers)
-        version, token = await self._look_up(plain)
+        version, token, data_version = await self._look_up(plain)
         snapshot = await self.snapshots.get(version)
         if seen is not None:
             seen(snapshot)
@@ -83,14 +84,14 @@ class Authenticator:
         user = await self._acting_user(token)
         if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
             await self.tokens.touch(token, now)
-        return Authentication(Principal(token, user), snapshot)
+        return Authentication(Principal(token, user), snapshot, data_version)
 
-    async def _look_up(self, plain: str | None) -> tuple[int, TokenInfo | None]:
+    async def _look_up(self, plain: str | None) -> tuple[int, TokenInfo | None, int | None]:
+        """The state version, the token, and the data version (read in the same query)."""
         if plain is None or not is_well_formed(plain):  # no query for what cannot be a token
-            return await read_version(self.database), None
+            return await read_version(self.database, self.tokens.caches), None, None
         lookup = await self.tokens.lookup_with_versions(plain)
-        note_data_version(lookup.data_version)  # which counts kept by this instance still hold
-        return lookup.version, lookup.token
+        return lookup.version, lookup.token, lookup.data_version
 
     async def _acting_user(self, token: TokenInfo) -> Any:
         if token.user_id is None or self.user_loader is None:

@@ -14,7 +14,7 @@ from starlette.responses import Response
 
 from pb_headless.auth.authenticator import Authenticator
 from pb_headless.auth.principal import Principal
-from pb_headless.deadline import within
+from pb_headless.database.deadline import within
 from pb_headless.errors import ApiError, Forbidden, error_response
 from pb_headless.http.calls import is_async_callable, maybe_await
 from pb_headless.scopes import is_valid_scope

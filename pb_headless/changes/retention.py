@@ -15,7 +15,7 @@ from databases import Database
 
 from pb_headless.changes.log import bounds
 from pb_headless.changes.triggers import PRUNED_ID
-from pb_headless.db import utcnow
+from pb_headless.database.dialect import utcnow
 from pb_headless.tables import DEFAULT_SETTINGS, changes, state
 
 SETTING = "service_changes_retention_days"

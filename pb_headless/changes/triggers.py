@@ -20,8 +20,8 @@ from collections.abc import Mapping
 
 from databases import Database
 
-from pb_headless.database_errors import is_duplicate_key, is_unavailable
-from pb_headless.db import dialect_name
+from pb_headless.database.database_errors import is_duplicate_key, is_unavailable
+from pb_headless.database.dialect import dialect_name
 
 log = logging.getLogger("pb_headless")
 

@@ -9,7 +9,7 @@ Every read of a constructor table narrows to `published` rows, so every index le
 | (published, f, s) per filterable f and sortable s (at most `MAX_PAIRS`) | a filter with a sort |
 
 Searchable fields get none of these: a B-tree cannot serve "contains" (on SQLite the search index
-of constructor/search_index.py does). MariaDB cannot index TEXT columns or keys over 3072 bytes
+of database/sqlite/search_index.py does). MariaDB cannot index TEXT columns or keys over 3072 bytes
 without a prefix, so such fields are left out there. An index that cannot be made is logged and
 skipped: the table is still published, only slower.
 """
@@ -25,8 +25,8 @@ from databases import Database
 from sqlalchemy.schema import CreateIndex
 
 from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ApiTab, ConstructorTable
-from pb_headless.constructor.search_index import drop_search_index
-from pb_headless.db import dialect_name, run_ddl
+from pb_headless.database.accelerators import accelerator_of
+from pb_headless.database.dialect import dialect_name, run_ddl
 
 log = logging.getLogger("pb_headless")
 
@@ -114,7 +114,8 @@ async def drop_indexes_on(database: Database, table: str, column: str) -> None:
     indexes over it go first (PostgreSQL and MariaDB drop or shrink such indexes themselves)."""
     if dialect_name(database) != "sqlite":
         return
-    await drop_search_index(database, table)  # its triggers name the column; remade at the next publication
+    # Its triggers name the column; it is made again at the next publication.
+    await accelerator_of(database).drop_search_index(database, table)
     query = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = :table"
     made = _made.setdefault(database, set())
     for row in await database.fetch_all(query, {"table": table}):

@@ -8,7 +8,7 @@ from sqlalchemy.schema import CreateTable
 
 from pb_headless.constructor.kinds import KINDS
 from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ConstructorField, ConstructorTable
-from pb_headless.db import dialect_name, run_ddl
+from pb_headless.database.dialect import dialect_name, run_ddl
 from pb_headless.state import bump_version
 
 

@@ -20,8 +20,8 @@ from databases import Database
 from pb_headless.constructor.indexes import ensure_indexes
 from pb_headless.constructor.model import ApiTab, ConstructorTable
 from pb_headless.constructor.publishing import declaration_for
-from pb_headless.constructor.search_index import ensure_search_index
 from pb_headless.constructor.store import ApiTabStore
+from pb_headless.database.accelerators import accelerator_of
 from pb_headless.registry.declaration import Declaration, DeclarationError
 
 log = logging.getLogger("pb_headless")
@@ -63,7 +63,9 @@ class ConstructorSource:
             if await _is_in_database(database, table, declaration):
                 assert declaration.table is not None
                 await ensure_indexes(database, table, declaration.table, tabs.get(table.name, ApiTab()))
-                index = await ensure_search_index(database, declaration.table, declaration.searchable)
+                index = await accelerator_of(database).ensure_search_index(
+                    database, declaration.table, declaration.searchable
+                )
                 declaration = replace(declaration, search_index=index)
                 published[name] = declaration
         return published

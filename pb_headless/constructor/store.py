@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.constructor.model import IDENTIFIER, ApiTab, ConstructorError
-from pb_headless.db import utcnow
+from pb_headless.database.dialect import utcnow
 from pb_headless.state import bump_version
 from pb_headless.tables import constructor_api
 

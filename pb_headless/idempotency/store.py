@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.database_errors import is_duplicate_key
+from pb_headless.database.database_errors import is_duplicate_key
 from pb_headless.tables import idempotency
 
 KEPT_FOR = timedelta(hours=24)  # how long an answer is replayed

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from databases import Database
 
-from pb_headless.db import dialect_name
+from pb_headless.database.dialect import dialect_name
 
 
 async def existing_tables(database: Database) -> set[str]:

@@ -10,19 +10,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from operator import eq, ge, gt, le, lt, ne
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql import operators as sql_operators
 
-from pb_headless.db import casefold
+from pb_headless.database.dialect import casefold
+from pb_headless.database.sqlite.trigrams import MATCH_KEY, match_query
 from pb_headless.fields import FieldKind
 from pb_headless.query.operators import Operator
 from pb_headless.query.parameters import record_parameter
 from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan
 from pb_headless.query.seek import seek_condition
-from pb_headless.query.trigrams import MATCH_KEY, match_query
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 # Not a backslash: MariaDB reads a backslash inside the `ESCAPE '...'` literal as an escape itself.
@@ -84,7 +83,7 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
 
 
 def compile_seek(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Select[Any], ...]:
-    """For a deep page in key order (query/positions.py), the statements that count rows from a
+    """For a deep page in key order (database/sqlite/positions.py), the statements that count rows from a
     remembered key instead of the first: the key `offset` rows from the start; the key `offset` rows
     after the key `AFTER_KEY`; and the page `offset` rows after that key."""
     key = spec.pk.column
@@ -112,8 +111,9 @@ def in_key_order(spec: ObjectSpec, plan: ListPlan) -> bool:
 
 
 def search_match(spec: ObjectSpec, plan: ListPlan, dialect: str) -> str | None:
-    """The search index that gives this plan's candidates (its name), if one does."""
-    if spec.search_index is None or dialect != "sqlite" or spec.query is not None or not plan.search:
+    """The search index that gives this plan's candidates (its name), if one does: a spec has one only
+    where its database keeps it (the accelerator's `ensure_search_index`)."""
+    if spec.search_index is None or spec.query is not None or not plan.search:
         return None
     return spec.search_index if match_query(plan.search) is not None else None
 
@@ -127,8 +127,10 @@ class _DrivingJoin(sa.sql.expression.Join):
 
 @compiles(_DrivingJoin, "sqlite")
 def _cross_join(element: _DrivingJoin, compiler: Any, **kw: Any) -> str:
-    # The left side is one table, whose name holds no space: the first " JOIN " is this join's.
-    return str(compiler.visit_join(element, **kw)).replace(" JOIN ", " CROSS JOIN ", 1)
+    sides = {**kw, "asfrom": True}
+    left, right = compiler.process(element.left, **sides), compiler.process(element.right, **sides)
+    on = compiler.process(element.onclause, **{key: value for key, value in kw.items() if key != "asfrom"})
+    return f"{left} CROSS JOIN {right} ON {on}"
 
 
 def is_deferred(spec: ObjectSpec, plan: ListPlan, dialect: str) -> bool:
@@ -215,14 +217,11 @@ class _Shape:
         return expressions
 
 
-# Specs are frozen and rebuilt with each registry version; the shape goes away with its spec.
-_shapes: WeakKeyDictionary[ObjectSpec, _Shape] = WeakKeyDictionary()
-
-
 def _shape(spec: ObjectSpec) -> _Shape:
-    shape = _shapes.get(spec)
+    """Kept on the spec itself: it goes away with the spec at the next registry version."""
+    shape = spec.derived.get("compiler.shape")
     if shape is None:
-        shape = _shapes[spec] = _Shape(spec)
+        shape = spec.derived["compiler.shape"] = _Shape(spec)
     return shape
 
 
@@ -295,7 +294,7 @@ def _naive(value: Any) -> Any:
 
 def _param(value: Any, type_: Any, convert: Callable[[Any], Any] | None = None) -> sa.BindParameter[Any]:
     """Every value a plan puts into SQL passes here: a bound parameter, noted for the statement cache
-    (pb_headless/query/statements.py), which then runs the compiled SQL again with other values."""
+    (pb_headless/query/prepared.py), which then runs the compiled SQL again with other values."""
     parameter = sa.literal(convert(value) if convert else value, type_)
     record_parameter(parameter, value, convert)
     return parameter

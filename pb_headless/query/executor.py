@@ -3,23 +3,33 @@
 from __future__ import annotations
 
 import functools
-from collections.abc import Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from databases import Database
 
+from pb_headless.database import oneoff
+from pb_headless.database.accelerators import accelerator_of
+from pb_headless.database.caches import Caches
+from pb_headless.database.sqlite.positions import STEP
+from pb_headless.database.statements import Prepared
 from pb_headless.errors import ValidationFailed
-from pb_headless.query.compiler import RELATION_KEY, compile_list, compile_show, relation_select
+from pb_headless.query.compiler import (
+    DEFERRED_OFFSET,
+    RELATION_KEY,
+    compile_list,
+    compile_show,
+    in_key_order,
+    relation_select,
+    search_match,
+)
 from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.estimates import estimated_total
 from pb_headless.query.planner import ListPlan, ShowPlan
-from pb_headless.query.positions import positions_of
+from pb_headless.query.prepared import list_statements, plan_values, seek_statements, show_statement
 from pb_headless.query.render import Row, render_record, render_records
-from pb_headless.query.statements import Prepared, list_statements, plan_values, show_statement
-from pb_headless.query.totals import seen_data_version, totals_of
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
-from pb_headless.sqlite_pool import inline_reads
 
 # Relation name → primary keys of the records whose to-many relation shows only its first records.
 Truncated = dict[str, list[Any]]
@@ -39,56 +49,77 @@ class ListPage:
 
 
 async def fetch_list(
-    database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
+    database: Database,
+    spec: ObjectSpec,
+    plan: ListPlan,
+    dialect: str,
+    caches: Caches | None = None,
+    data_version: int | None = None,
 ) -> tuple[list[dict[str, Any]], int, Truncated]:
     """The page of records, the total number of matching records, and the to-many relations cut."""
-    page = await fetch_page(database, spec, replace(plan, count="exact", cursor=None), dialect)
+    exact = replace(plan, count="exact", cursor=None)
+    page = await fetch_page(database, spec, exact, dialect, caches, data_version)
     return page.records, page.total or 0, page.truncated
 
 
-async def fetch_page(database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str) -> ListPage:
-    """The page `plan` asks for, with the total its `count` asks for (docs/query.md)."""
+async def fetch_page(
+    database: Database,
+    spec: ObjectSpec,
+    plan: ListPlan,
+    dialect: str,
+    caches: Caches | None = None,
+    data_version: int | None = None,
+) -> ListPage:
+    """The page `plan` asks for, with the total its `count` asks for (docs/query.md).
+
+    `caches`: the API object's (compiled shapes, kept counts); without them nothing is kept. A total
+    is kept only with the `data_version` the request read with its token (auth/authenticator.py).
+    """
     if plan.details:
         raise ValidationFailed(plan.details)
+    caches = caches or Caches()
     # A page that must say itself whether more follow reads one row more; the statements of its
     # shape are those of an offset page (a cursor adds its seek condition to the page only).
     read = replace(plan, limit=plan.limit + 1) if plan.reads_past and plan.limit > 0 else plan
     shaped = replace(read, cursor=None)
-    prepared = list_statements(database, spec, shaped, dialect)
-    rows = await _page_rows(database, spec, read, prepared, dialect)
+    prepared = list_statements(database, caches, spec, shaped, dialect)
+    rows = await _page_rows(database, caches, spec, read, prepared, dialect)
     more = len(rows) > plan.limit if plan.reads_past else None
     rows = list(rows[: plan.limit])
     if plan.cursor is not None and plan.cursor.backwards:
         rows.reverse()
-    total, estimated = await _total(database, spec, shaped, prepared, rows, dialect, plan)
+    total, estimated = await _total(
+        database, caches, spec, shaped, prepared, rows, dialect, plan, data_version
+    )
     records = render_records(rows, plan.fields)
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
     return ListPage(records, rows, total, truncated, more, estimated)
 
 
 async def _page_rows(
-    database: Database, spec: ObjectSpec, plan: ListPlan, prepared: Any, dialect: str
+    database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, prepared: Any, dialect: str
 ) -> Sequence[Row]:
     if plan.limit <= 0:
         return []
     if prepared is None or plan.cursor is not None:
-        return await database.fetch_all(compile_list(spec, plan, dialect)[0])
+        return await _rows_of(database, spec.query)(compile_list(spec, plan, dialect)[0])
     values = plan_values(plan)
-    if dialect == "sqlite":
-        rows = await positions_of(database).page(database, spec, plan, dialect, values)
-        if rows is not None:
-            return rows
+    rows = await _deep_page(database, caches, spec, plan, dialect, values)
+    if rows is not None:
+        return rows
     return await prepared.page.fetch(database, prepared.page.arguments(values))
 
 
 async def _total(
     database: Database,
+    caches: Caches,
     spec: ObjectSpec,
     plan: ListPlan,
     prepared: Any,
     rows: Sequence[Row],
     dialect: str,
     asked: ListPlan,
+    data_version: int | None,
 ) -> tuple[int | None, bool]:
     """The total the plan's `count` asks for, and whether it is an estimate. `plan` is the page's
     shape without its cursor, as read; `asked` the plan as planned (with a cursor, the page's place in
@@ -100,9 +131,10 @@ async def _total(
         return plan.offset + len(rows), False  # a short, non-empty page is the last one: no count needed
     if not keyset and not rows and plan.offset == 0 and limit > 0:
         return 0, False
+    count_all: Callable[[], Awaitable[int]]
     if prepared is None:
         count_statement = compile_list(spec, plan, dialect)[1]
-        count_all = functools.partial(_count, database, count_statement)
+        count_all = functools.partial(_count, database, count_statement, spec.query is not None)
         count_key: Hashable = None
     else:
         count_arguments = prepared.count.arguments(plan_values(plan))
@@ -114,12 +146,17 @@ async def _total(
             return estimate, True
     if count_key is None:
         return await count_all(), False
-    version, exact = _count_version(database)
-    return await totals_of(database).total(count_key, version, count_all, exact), False
+    version, exact = _count_version(database, data_version)
+    return await caches.totals.total(count_key, version, count_all, exact), False
 
 
 async def fetch_one(
-    database: Database, spec: ObjectSpec, plan: ShowPlan, pk_raw: str, dialect: str
+    database: Database,
+    spec: ObjectSpec,
+    plan: ShowPlan,
+    pk_raw: str,
+    dialect: str,
+    caches: Caches | None = None,
 ) -> tuple[dict[str, Any] | None, Truncated]:
     """The published record with this id, or None (a 404) when there is none or the id cannot be one;
     and the to-many relations cut."""
@@ -127,16 +164,23 @@ async def fetch_one(
         pk_value = convert(spec.pk, pk_raw)
     except ConversionError:
         return None, {}
-    return await fetch_by_key(database, spec, plan, pk_value, dialect)
+    return await fetch_by_key(database, spec, plan, pk_value, dialect, caches)
 
 
 async def fetch_by_key(
-    database: Database, spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str
+    database: Database,
+    spec: ObjectSpec,
+    plan: ShowPlan,
+    pk_value: Any,
+    dialect: str,
+    caches: Caches | None = None,
 ) -> tuple[dict[str, Any] | None, Truncated]:
     """`fetch_one` for a key already converted by the key's kind."""
-    prepared = show_statement(database, spec, plan, pk_value, dialect)
+    prepared = show_statement(database, caches or Caches(), spec, plan, pk_value, dialect)
     if prepared is None:
-        row: Row | None = await database.fetch_one(compile_show(spec, plan, pk_value, dialect))
+        show = compile_show(spec, plan, pk_value, dialect)
+        fetch = database.fetch_one if spec.query is None else functools.partial(oneoff.fetch_row, database)
+        row: Row | None = await fetch(show)
     else:
         rows = await prepared.fetch(database, prepared.arguments(plan_values(plan, pk_value)))
         row = rows[0] if rows else None
@@ -147,8 +191,13 @@ async def fetch_by_key(
     return record, truncated
 
 
-async def _count(database: Database, count: Any) -> int:
-    return int(await database.fetch_val(count) or 0)
+async def _count(database: Database, count: Any, narrowed: bool) -> int:
+    return int(await (oneoff.fetch_value(database, count) if narrowed else database.fetch_val(count)) or 0)
+
+
+def _rows_of(database: Database, narrowing: Any) -> Callable[[Any], Awaitable[Sequence[Any]]]:
+    """How to read a statement: through database/oneoff.py when a host's `narrowing` is in it."""
+    return database.fetch_all if narrowing is None else functools.partial(oneoff.fetch_rows, database)
 
 
 async def _count_prepared(database: Database, count: Prepared, arguments: Any) -> int:
@@ -156,14 +205,27 @@ async def _count_prepared(database: Database, count: Prepared, arguments: Any) -
     return int(next(iter(rows[0].values())) or 0) if rows else 0
 
 
-def _count_version(database: Database) -> tuple[Hashable | None, bool]:
-    """What a kept count must have been taken at: the library's data version and, on SQLite, the
-    database's own (then the count is exact whoever writes; query/totals.py)."""
-    seen = seen_data_version()
+async def _deep_page(
+    database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, dialect: str, values: dict[Any, Any]
+) -> Sequence[Any] | None:
+    """A deep page in key order, when the database can start it from a noted key (SQLite)."""
+    accelerator = accelerator_of(database)
+    if not accelerator.reads_inline or plan.offset < max(STEP, DEFERRED_OFFSET) or plan.limit <= 0:
+        return None
+    if not in_key_order(spec, plan) or search_match(spec, plan, dialect) is not None:
+        return None
+    statements = seek_statements(database, caches, spec, plan, dialect)
+    if statements is None:
+        return None
+    return await accelerator.deep_page(database, statements, values, spec.pk.name)
+
+
+def _count_version(database: Database, seen: int | None) -> tuple[Hashable | None, bool]:
+    """What a kept count must have been taken at: the library's data version and, where the database
+    has one, its own (then the count is exact whoever writes; database/totals.py)."""
     if seen is None:
         return None, False
-    inline = inline_reads(database)
-    written = None if inline is None else inline.data_version()
+    written = accelerator_of(database).data_version()
     if written is None:
         return seen, False
     return (seen, written), True
@@ -202,7 +264,7 @@ async def _related(
         return {}, set()
     grouped: dict[Any, list[dict[str, Any]]] = {}
     cut: set[Any] = set()
-    for row in await database.fetch_all(relation_select(relation, keys)):
+    for row in await _rows_of(database, relation.query)(relation_select(relation, keys)):
         found = grouped.setdefault(row[RELATION_KEY], [])
         if relation.many and len(found) >= relation.limit:
             cut.add(row[RELATION_KEY])  # the window's one extra row: there are more than the limit

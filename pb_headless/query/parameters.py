@@ -17,28 +17,28 @@ import sqlalchemy as sa
 
 
 @dataclass(frozen=True, slots=True)
-class Noted:
+class RecordedParameter:
     parameter: sa.BindParameter[Any]
     value: Any  # the plan's value
     convert: Callable[[Any], Any] | None  # plan value → parameter value (None: the same)
 
 
-_notes: ContextVar[list[Noted] | None] = ContextVar("pb_parameter_notes", default=None)
+_recorded: ContextVar[list[RecordedParameter] | None] = ContextVar("pb_parameter_recorded", default=None)
 
 
 def record_parameter(
     parameter: sa.BindParameter[Any], value: Any, convert: Callable[[Any], Any] | None
 ) -> None:
-    notes = _notes.get()
+    notes = _recorded.get()
     if notes is not None:
-        notes.append(Noted(parameter, value, convert))
+        notes.append(RecordedParameter(parameter, value, convert))
 
 
 @contextlib.contextmanager
-def recording() -> Iterator[list[Noted]]:
-    notes: list[Noted] = []
-    token = _notes.set(notes)
+def recording() -> Iterator[list[RecordedParameter]]:
+    notes: list[RecordedParameter] = []
+    token = _recorded.set(notes)
     try:
         yield notes
     finally:
-        _notes.reset(token)
+        _recorded.reset(token)

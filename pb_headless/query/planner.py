@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from pb_headless.query.conversion import ConversionError, as_flag, convert, literal_text
 from pb_headless.query.cursors import Cursor, fingerprint
@@ -101,7 +100,7 @@ class ListPlan(ShowPlan):
 
 def plan_show(spec: ObjectSpec, query: ParsedQuery) -> ShowPlan:
     """`fields` and `with` apply to show as to list; the list-only parameters are not consulted."""
-    notes = _Notes(query)
+    notes = _Dropped(query)
     return ShowPlan(
         fields=_fields(spec, query.fields, notes),
         relations=_relations(spec, query.relations, notes),
@@ -110,7 +109,7 @@ def plan_show(spec: ObjectSpec, query: ParsedQuery) -> ShowPlan:
 
 
 def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
-    notes = _Notes(query)
+    notes = _Dropped(query)
     fields = _fields(spec, query.fields, notes)
     relations = _relations(spec, query.relations, notes)
     conditions = _conditions(spec, query.filters, notes)
@@ -138,7 +137,7 @@ def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
     )
 
 
-class _Notes:
+class _Dropped:
     """What the planner dropped (in query-string order) and which values failed to convert."""
 
     def __init__(self, query: ParsedQuery) -> None:
@@ -158,7 +157,7 @@ class _Notes:
         return tuple(dict.fromkeys(written for _, written in ordered))
 
 
-def _fields(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tuple[FieldSpec, ...]:
+def _fields(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Dropped) -> tuple[FieldSpec, ...]:
     wanted: set[str] = set()
     for item in items:
         if item.name in spec.fields:
@@ -171,7 +170,7 @@ def _fields(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tup
     return tuple(field for name, field in spec.fields.items() if name in wanted)
 
 
-def _relations(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tuple[RelationSpec, ...]:
+def _relations(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Dropped) -> tuple[RelationSpec, ...]:
     chosen: dict[str, RelationSpec] = {}
     for item in items:
         relation = spec.relations.get(item.name)
@@ -206,18 +205,14 @@ def most_conditions(spec: ObjectSpec) -> int:
     """The most filter conditions one list request may have: `MAX_FILTER_CONDITIONS`, or, for an object
     offering more filter parameters than that, one per parameter (`filter[f]` and each `filter[f][op]`),
     so that a request using every documented parameter once is always answered."""
-    most = _most_conditions.get(spec)
-    if most is None:
+    most = spec.derived.get("planner.most_conditions")
+    if most is None:  # kept on the spec: it goes away with the spec at the next registry version
         offered = sum(1 + len(operators) for operators in filter_operators(spec).values())
-        most = _most_conditions[spec] = max(MAX_FILTER_CONDITIONS, offered)
-    return most
+        most = spec.derived["planner.most_conditions"] = max(MAX_FILTER_CONDITIONS, offered)
+    return int(most)
 
 
-# Specs are frozen and rebuilt with each registry version; the count goes away with its spec.
-_most_conditions: WeakKeyDictionary[ObjectSpec, int] = WeakKeyDictionary()
-
-
-def _conditions(spec: ObjectSpec, terms: tuple[FilterTerm, ...], notes: _Notes) -> tuple[Condition, ...]:
+def _conditions(spec: ObjectSpec, terms: tuple[FilterTerm, ...], notes: _Dropped) -> tuple[Condition, ...]:
     applicable = [term for term in terms if _applies(spec, term, notes)]
     most = most_conditions(spec)
     if len(applicable) > most:
@@ -227,7 +222,7 @@ def _conditions(spec: ObjectSpec, terms: tuple[FilterTerm, ...], notes: _Notes) 
     return tuple(condition for term in applicable if (condition := _condition(spec, term, notes)) is not None)
 
 
-def _applies(spec: ObjectSpec, term: FilterTerm, notes: _Notes) -> bool:
+def _applies(spec: ObjectSpec, term: FilterTerm, notes: _Dropped) -> bool:
     """Whether the object lets this filter act; one it does not is ignored and named."""
     field = spec.fields.get(term.field)
     if field is None or term.field not in spec.filterable or not term.operator.applies_to(field.kind):
@@ -236,7 +231,7 @@ def _applies(spec: ObjectSpec, term: FilterTerm, notes: _Notes) -> bool:
     return True
 
 
-def _condition(spec: ObjectSpec, term: FilterTerm, notes: _Notes) -> Condition | None:
+def _condition(spec: ObjectSpec, term: FilterTerm, notes: _Dropped) -> Condition | None:
     field = spec.fields[term.field]
     try:
         value = _operand(field, term)
@@ -271,7 +266,7 @@ def _bounded_text(text: str) -> str:
     return literal_text(text)
 
 
-def _search(spec: ObjectSpec, query: ParsedQuery, notes: _Notes) -> tuple[str, ...]:
+def _search(spec: ObjectSpec, query: ParsedQuery, notes: _Dropped) -> tuple[str, ...]:
     if not query.search:
         return ()
     if not spec.searchable:
@@ -298,7 +293,7 @@ def _search_value(text: SearchText) -> str:
     return text.written.removeprefix("search=")
 
 
-def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Notes) -> tuple[Ordering, ...]:
+def _order(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Dropped) -> tuple[Ordering, ...]:
     order: dict[str, Ordering] = {}
     for item in items:
         field = spec.fields.get(item.name)

@@ -92,7 +92,7 @@ class Declaration:
     write_scope: str = ""
     model: Any = None
     validator: Validator | None = None  # compiled with the checks, once the table is known
-    search_index: str | None = None  # SQLite: the constructor table's trigram index (query/trigrams.py)
+    search_index: str | None = None  # the constructor table's trigram index (database/sqlite/trigrams.py)
 
     @property
     def is_published(self) -> bool:

@@ -173,8 +173,8 @@ class ApiRegistry:
         engine = self._engine(database)
         async with engine.connect() as connection:
 
-            def reflect(sync_connection: Any) -> None:
-                inspector = sa.inspect(sync_connection)
+            def reflect(connection: Any) -> None:
+                inspector = sa.inspect(connection)
                 existing = set(inspector.get_table_names())
                 candidates = {
                     table
@@ -185,7 +185,7 @@ class ApiRegistry:
                 chosen = (wanted & existing) | candidates
                 if relations:
                     chosen |= _associations(inspector, wanted & existing, candidates)
-                metadata.reflect(sync_connection, only=sorted(chosen), resolve_fks=True)
+                metadata.reflect(connection, only=sorted(chosen), resolve_fks=True)
 
             await connection.run_sync(reflect)
 

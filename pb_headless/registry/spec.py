@@ -93,7 +93,10 @@ class ObjectSpec:
     validator: Any = None  # pb_headless.rules.Validator for writes
     audit_columns: Mapping[str, sa.Column[Any]] = field(default_factory=dict)  # created_by / updated_by
     defaults: ModelDefaults = field(default_factory=ModelDefaults)  # the model's own, for writes
-    search_index: str | None = None  # SQLite: the FTS5 table giving search candidates (query/trigrams.py)
+    search_index: str | None = None  # the FTS5 table giving search candidates (database/sqlite/trigrams.py)
+    # What the query layer computes once per spec (the compiler's fixed parts, the planner's bound):
+    # it lives and dies with the spec, a new one for each registry version (never copied by `replace`).
+    derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def scope_for(self, operation: Operation | str) -> str:
         return self.read_scope if Operation(operation).scope_kind is ScopeKind.READ else self.write_scope

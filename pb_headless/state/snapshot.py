@@ -17,7 +17,7 @@ from typing import Any, TypeVar, cast
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.db import as_aware
+from pb_headless.database.dialect import as_aware
 from pb_headless.registry import ApiRegistry, Catalog
 from pb_headless.settings import SettingsStore
 from pb_headless.tables import tokens

@@ -5,16 +5,17 @@ from __future__ import annotations
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.query.statements import fetch_fixed
+from pb_headless.database.caches import Caches
+from pb_headless.database.statements import fetch_fixed
 from pb_headless.tables import state
 
 _READ_VERSION = sa.select(state.c.version).where(state.c.id == 1)
 _BUMP_VERSION = state.update().where(state.c.id == 1).values(version=state.c.version + 1)
 
 
-async def read_version(database: Database) -> int:
-    # Compiled once per database (what /health runs on every call); a short read on SQLite.
-    rows = await fetch_fixed(database, _READ_VERSION, {})
+async def read_version(database: Database, caches: Caches | None = None) -> int:
+    # Compiled once per API object (what /health runs on every call); a short read on SQLite.
+    rows = await fetch_fixed(database, caches or Caches(), _READ_VERSION, {})
     return int(rows[0]["version"] or 0) if rows else 0
 
 
@@ -24,7 +25,7 @@ async def bump_version(database: Database) -> None:
 
 
 # Row 2 moves on every write made through the library (records created, updated, deleted), so each
-# instance knows when a count it kept is out of date (pb_headless/query/totals.py).
+# instance knows when a count it kept is out of date (pb_headless/database/totals.py).
 DATA_VERSION_ID = 2
 _READ_DATA_VERSION = sa.select(state.c.version).where(state.c.id == DATA_VERSION_ID)
 _BUMP_DATA_VERSION = state.update().where(state.c.id == DATA_VERSION_ID).values(version=state.c.version + 1)

@@ -11,8 +11,9 @@ import orjson
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.db import as_aware, to_naive_utc, utcnow
-from pb_headless.query.statements import fetch_fixed_built
+from pb_headless.database.caches import Caches
+from pb_headless.database.dialect import as_aware, to_naive_utc, utcnow
+from pb_headless.database.statements import fetch_fixed_built
 from pb_headless.scopes import is_valid_scope
 from pb_headless.state import bump_version
 from pb_headless.state.version import data_version_column
@@ -136,8 +137,9 @@ def _iso(value: datetime | None) -> str | None:
 class TokenStore:
     """Tokens on the host's database; every change moves the shared state version."""
 
-    def __init__(self, database: Database) -> None:
+    def __init__(self, database: Database, caches: Caches | None = None) -> None:
         self.database = database
+        self.caches = caches or Caches()  # HeadlessAPI passes its own (database/caches.py)
 
     async def create(
         self,
@@ -233,9 +235,9 @@ class TokenStore:
     async def lookup_with_versions(self, plain: str) -> TokenLookup:
         """The token of a plain value and the two shared versions, in one round trip: what every
         request needs before anything else (which compiled snapshot applies, which kept counts hold).
-        The statement is compiled once per database (`query/statements.py`)."""
+        The statement is compiled once per API object (`database/statements.py`)."""
         values = {"token_hash": hash_token(plain)}
-        found = await fetch_fixed_built(self.database, _VERSIONS_AND_TOKEN, values, _lookup_of)
+        found = await fetch_fixed_built(self.database, self.caches, _VERSIONS_AND_TOKEN, values, _lookup_of)
         return found[0] if found else TokenLookup(0, None, None)  # none: not installed
 
     async def touch(self, token: TokenInfo, now: datetime | None = None) -> None:

@@ -14,7 +14,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.db import dialect_name
+from pb_headless.database.dialect import dialect_name
 from pb_headless.tables import webhook_tables
 from pb_headless.webhooks.locking import lock_for_writing
 from pb_headless.webhooks.records import DeliveryInfo, delivery_from_row

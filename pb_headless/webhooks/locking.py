@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from databases import Database
 
-from pb_headless.db import dialect_name
+from pb_headless.database.dialect import dialect_name
 from pb_headless.tables import webhook_tables
 
 _cursor = webhook_tables.cursor

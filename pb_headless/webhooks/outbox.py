@@ -13,8 +13,8 @@ from typing import Any
 
 from databases import Database
 
-from pb_headless.database_errors import is_duplicate_key
-from pb_headless.db import dialect_name, utcnow
+from pb_headless.database.database_errors import is_duplicate_key
+from pb_headless.database.dialect import dialect_name, utcnow
 from pb_headless.registry import Catalog
 from pb_headless.tables import webhook_tables
 from pb_headless.webhooks.locking import lock_for_writing

@@ -9,7 +9,7 @@ from typing import Any
 
 import orjson
 
-from pb_headless.db import as_aware
+from pb_headless.database.dialect import as_aware
 
 
 @dataclass(frozen=True, slots=True)

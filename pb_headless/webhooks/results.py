@@ -11,7 +11,7 @@ from typing import Any
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.db import utcnow
+from pb_headless.database.dialect import utcnow
 from pb_headless.tables import webhook_tables
 from pb_headless.webhooks.options import WebhookOptions
 from pb_headless.webhooks.records import DeliveryInfo

@@ -12,7 +12,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.db import utcnow
+from pb_headless.database.dialect import utcnow
 from pb_headless.tables import changes
 
 # A position missing between two entries may belong to a transaction still committing (PostgreSQL

@@ -12,7 +12,7 @@ import orjson
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.db import utcnow
+from pb_headless.database.dialect import utcnow
 from pb_headless.tables import webhook_tables
 from pb_headless.webhooks.destinations import checked_url
 from pb_headless.webhooks.locking import lock_for_writing

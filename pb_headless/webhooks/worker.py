@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable
 
 from databases import Database
 
-from pb_headless.db import dialect_name, utcnow
+from pb_headless.database.dialect import dialect_name, utcnow
 from pb_headless.settings import is_on
 from pb_headless.state.snapshot import Snapshot
 from pb_headless.webhooks.claims import claim

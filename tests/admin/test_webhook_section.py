@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from pb_headless.db import utcnow
+from pb_headless.database.dialect import utcnow
 from pb_headless.tables import webhook_tables
 from pb_headless.webhooks.store import WebhookStore
 

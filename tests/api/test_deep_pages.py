@@ -1,4 +1,4 @@
-"""Deep pages in key order on SQLite start from remembered keys (pb_headless/query/positions.py,
+"""Deep pages in key order on SQLite start from remembered keys (pb_headless/database/sqlite/positions.py,
 docs/performance.md "Deep pages"): every page is the one the whole table gives at that offset, in both
 directions, with filters, past the end, and after writes made by the API or by another program."""
 
@@ -13,7 +13,7 @@ from pb_headless.constructor import (
     ConstructorField,
     ConstructorTable,
 )
-from pb_headless.query import positions
+from pb_headless.database.sqlite import positions
 from tests.support.constructor import constructor_host
 
 ITEMS = ConstructorTable(
@@ -94,7 +94,7 @@ async def test_writes_between_requests_are_seen(site):
 
 async def test_the_keys_are_noted_once_and_then_reused(site, monkeypatch):
     steps = []
-    note = positions._note
+    note = positions.note_keys
 
     async def counted(*args, **kwargs):
         noted = args[2]
@@ -102,7 +102,7 @@ async def test_the_keys_are_noted_once_and_then_reused(site, monkeypatch):
         await note(*args, **kwargs)
         steps.append(len(noted.keys) - before)
 
-    monkeypatch.setattr(positions, "_note", counted)
+    monkeypatch.setattr(positions, "note_keys", counted)
     await page(site, "limit=5&offset=4500")
     await page(site, "limit=5&offset=4100")
     await page(site, "limit=5&offset=2200")

@@ -8,7 +8,7 @@ import pytest
 import sqlalchemy as sa
 
 from pb_headless import ApiRegistry
-from pb_headless.db import dialect_of
+from pb_headless.database.dialect import dialect_of
 
 COLUMNS = ("as_real", "as_double", "as_float")
 KEY_AND_DOUBLE = {

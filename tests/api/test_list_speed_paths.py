@@ -15,9 +15,10 @@ from pb_headless.constructor import (
     ConstructorTable,
 )
 from pb_headless.constructor.indexes import implied_indexes
-from pb_headless.db import dialect_name
-from pb_headless.query import compiler, totals
-from pb_headless.sqlite_pool import reads_inline
+from pb_headless.database import totals
+from pb_headless.database.accelerators import reads_inline
+from pb_headless.database.dialect import dialect_name
+from pb_headless.query import compiler
 from pb_headless.state import read_data_version
 from pb_headless.tables import state
 from tests.support.constructor import constructor_host
@@ -147,7 +148,7 @@ async def test_a_write_that_bypasses_the_library_shows_in_the_total_once_the_bou
     monkeypatch.setattr(totals, "STALE_AFTER", 0.0)  # the documented bound, shortened to "now"
     monkeypatch.setattr(totals, "RECOUNT_FACTOR", 0.0)
     assert (await listed(site, "limit=5"))["meta"]["total"] == ROWS  # this request starts a recount
-    await totals.totals_of(site.database).settled()
+    await site.api.caches.totals.settled()
     assert (await listed(site, "limit=5"))["meta"]["total"] == ROWS + 1
 
 

@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 
 from pb_headless import ApiRegistry
-from pb_headless.db import dialect_of
+from pb_headless.database.dialect import dialect_of
 from tests.support.demo import articles, create_demo, demo_registry
 
 # -- tokens ------------------------------------------------------------------------------------

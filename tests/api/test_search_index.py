@@ -17,7 +17,7 @@ from pb_headless.constructor import (
     create_table,
 )
 from pb_headless.constructor.indexes import drop_indexes_on
-from pb_headless.query.trigrams import exotic_characters, exotic_glob, match_query
+from pb_headless.database.sqlite.trigrams import exotic_characters, exotic_glob, match_query
 from tests.support.constructor import constructor_host
 
 POSTS = ConstructorTable(

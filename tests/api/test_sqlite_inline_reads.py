@@ -1,6 +1,7 @@
-"""SQLite's short reads run on the event loop's thread (pb_headless/sqlite_pool.py, docs/performance.md);
-whatever happens there, a client gets the same answers as on the request's own connection: a read
-past its time budget, a database locked by a writer, and reads inside a write all answer right."""
+"""SQLite's short reads run on the event loop's thread (pb_headless/database/sqlite/inline.py,
+docs/performance.md); whatever happens there, a client gets the same answers as on the request's own
+connection: a read past its time budget, a database locked by a writer, and reads inside a write
+all answer right."""
 
 from __future__ import annotations
 
@@ -9,12 +10,13 @@ import sqlite3
 
 import pytest
 
-from pb_headless import sqlite_pool
 from pb_headless.constructor import (
     ApiTab,
     ConstructorField,
     ConstructorTable,
 )
+from pb_headless.database.accelerators import accelerator_of
+from pb_headless.database.sqlite import inline as sqlite_inline
 from tests.support.constructor import constructor_host
 
 NOTES = ConstructorTable(
@@ -45,9 +47,9 @@ async def site(sqlite_database, host_factory):
     return await constructor_host(sqlite_database, host_factory, NOTES, TAB, rows)
 
 
-def inline_of(database) -> sqlite_pool.InlineReads:
-    inline = database._backend._pool.inline
-    assert isinstance(inline, sqlite_pool.InlineReads)
+def inline_of(database) -> sqlite_inline.InlineReads:
+    inline = accelerator_of(database).inline
+    assert isinstance(inline, sqlite_inline.InlineReads)
     return inline
 
 
@@ -56,13 +58,13 @@ async def test_a_record_and_a_page_are_read_on_the_loop_thread(site):
     assert response.status_code == 200
     assert response.json()["data"] == {"id": 7, "title": "note 7", "rank": 7}
     inline = inline_of(site.database)
-    assert inline._connection is not None  # opened by the requests' reads
+    assert inline.is_open  # opened by the requests' reads
     assert not inline._over
 
 
 async def test_a_read_past_its_budget_is_run_on_the_connection_with_the_same_answer(site, monkeypatch):
-    monkeypatch.setattr(sqlite_pool, "INLINE_BUDGET", 0.0)
-    monkeypatch.setattr(sqlite_pool, "CHECK_EVERY", 1)
+    monkeypatch.setattr(sqlite_inline, "INLINE_BUDGET", 0.0)
+    monkeypatch.setattr(sqlite_inline, "CHECK_EVERY", 1)
     response = await site.client.get(f"{URL}?search=NEEDLE&sort=rank", headers=site.headers)
     assert response.status_code == 200, response.text
     body = response.json()

@@ -22,8 +22,8 @@ import pytest
 from databases import Database
 
 from pb_headless import TokenStore, install
-from pb_headless.connections import held_connection
-from pb_headless.deadline import OUTCOME_UNKNOWN, TOO_SLOW, within
+from pb_headless.database.connections import held_connection
+from pb_headless.database.deadline import OUTCOME_UNKNOWN, TOO_SLOW, within
 from pb_headless.errors import ServiceUnavailable
 from tests.support.demo import articles, create_demo, demo_registry
 from tests.support.host import Host, build_host

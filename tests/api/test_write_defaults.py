@@ -15,7 +15,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 from sqlalchemy.schema import CreateTable
 
 from pb_headless import ApiRegistry
-from pb_headless.db import dialect_of
+from pb_headless.database.dialect import dialect_of
 
 API = "/api/pb/v1/objects"
 

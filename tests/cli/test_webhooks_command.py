@@ -108,7 +108,7 @@ def test_deliveries_lists_the_log_and_redeliver_schedules_a_failed_one_again(tmp
 
 async def _failed_delivery(url: str) -> int:
     """A delivery whose tries ran out, as the worker leaves it."""
-    from pb_headless.db import utcnow
+    from pb_headless.database.dialect import utcnow
     from pb_headless.tables import webhook_tables
 
     async with Database(url) as database:

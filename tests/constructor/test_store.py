@@ -53,7 +53,7 @@ async def test_a_table_name_that_is_not_a_sql_name_is_refused(sqlite_database):
 
 
 async def test_a_hand_edited_row_that_no_longer_reads_counts_as_switched_off(sqlite_database, caplog):
-    from pb_headless.db import utcnow
+    from pb_headless.database.dialect import utcnow
 
     await sqlite_database.execute(
         constructor_api.insert().values(

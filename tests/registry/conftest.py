@@ -20,7 +20,7 @@ import pytest
 from databases import Database
 from sqlalchemy.schema import CreateTable
 
-from pb_headless.db import dialect_of
+from pb_headless.database.dialect import dialect_of
 
 MODELS = '''
 """The site's tables."""

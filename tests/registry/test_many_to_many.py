@@ -12,7 +12,7 @@ from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
 from sqlalchemy.schema import CreateTable
 
 from pb_headless import ApiRegistry
-from pb_headless.db import dialect_of
+from pb_headless.database.dialect import dialect_of
 from tests.support.counting import counting
 
 OBJECTS = "/api/pb/v1/objects"

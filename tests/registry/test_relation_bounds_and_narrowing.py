@@ -16,7 +16,7 @@ import sqlalchemy as sa
 from sqlalchemy.schema import CreateTable
 
 from pb_headless import ApiRegistry
-from pb_headless.db import dialect_of
+from pb_headless.database.dialect import dialect_of
 from tests.support.counting import counting
 
 OBJECTS = "/api/pb/v1/objects"

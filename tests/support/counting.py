@@ -7,6 +7,9 @@ from collections.abc import Iterator
 
 from databases import Database
 
+from pb_headless.database import oneoff
+from pb_headless.database.dialect import dialect_name
+
 
 @contextlib.contextmanager
 def counting(database: Database) -> Iterator[dict[str, int]]:
@@ -23,8 +26,18 @@ def counting(database: Database) -> Iterator[dict[str, int]]:
 
     for name, original in originals.items():
         setattr(database, name, counted(original))
+    # Statements a declaration's `query` narrows go through database/oneoff.py on SQLite.
+    fetch_rows = oneoff.fetch_rows
+
+    async def counted_rows(target, statement):
+        if target is database and dialect_name(database) == "sqlite":  # elsewhere: `fetch_all`, counted
+            calls["count"] += 1
+        return await fetch_rows(target, statement)
+
+    oneoff.fetch_rows = counted_rows
     try:
         yield calls
     finally:
+        oneoff.fetch_rows = fetch_rows
         for name in originals:
             delattr(database, name)  # the instance attribute hid the method

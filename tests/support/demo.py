@@ -10,7 +10,7 @@ from databases import Database
 from sqlalchemy.schema import CreateTable
 
 from pb_headless import ApiRegistry
-from pb_headless.db import dialect_of
+from pb_headless.database.dialect import dialect_of
 
 metadata = sa.MetaData()
 

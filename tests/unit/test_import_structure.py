@@ -80,3 +80,61 @@ def test_no_module_of_the_package_takes_part_in_an_import_circle():
 
 def test_the_circle_finder_finds_a_circle_of_three():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
+
+
+def external_imports(path: Path) -> set[str]:
+    """Every module a file names in an import statement (the package's own and others')."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
+            found.add(node.module)
+    return found
+
+
+def under(name: str, *packages: str) -> bool:
+    return any(name == package or name.startswith(f"{package}.") for package in packages)
+
+
+EDGE = tuple(f"pb_headless.{part}" for part in ("api", "http", "auth", "admin", "cli", "openapi"))
+
+
+def test_the_database_package_imports_nothing_above_it():
+    """The database layer sits below query/ and the HTTP edge (docs/architecture.md): no import back up."""
+    known = modules()
+    offending = {
+        name: sorted(target for target in imported(path, known) if under(target, *EDGE, "pb_headless.query"))
+        for name, path in known.items()
+        if under(name, "pb_headless.database")
+    }
+    assert {name: found for name, found in offending.items() if found} == {}
+
+
+def test_only_the_sqlite_part_touches_the_databases_backend_and_aiosqlite():
+    known = modules()
+    touching = sorted(
+        name
+        for name, path in known.items()
+        if any(under(module, "databases.backends", "aiosqlite") for module in external_imports(path))
+    )
+    assert touching and all(under(name, "pb_headless.database.sqlite") for name in touching), touching
+
+
+def test_nothing_below_query_imports_it():
+    """query/ is imported by the HTTP edge and the OpenAPI document only."""
+    known = modules()
+    importers = {
+        name
+        for name, path in known.items()
+        if not under(name, "pb_headless.query")
+        and any(under(target, "pb_headless.query") for target in imported(path, known))
+    }
+    assert importers and all(under(name, *EDGE) for name in importers), sorted(importers - set(EDGE))
+
+
+def test_the_grammar_and_the_planner_import_no_database_module():
+    known = modules()
+    for name in ("pb_headless.query.grammar", "pb_headless.query.planner"):
+        found = imported(known[name], known)
+        assert not [target for target in found if under(target, "pb_headless.database")], name

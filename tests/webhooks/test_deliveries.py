@@ -9,7 +9,7 @@ import pytest
 from standardwebhooks import Webhook
 from standardwebhooks.webhooks import WebhookVerificationError
 
-from pb_headless.db import utcnow
+from pb_headless.database.dialect import utcnow
 from pb_headless.webhooks.pruning import prune_deliveries
 from tests.support.demo import articles
 from tests.webhooks.changes import create_row, delete_row, update_row

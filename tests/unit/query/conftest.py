@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 import sqlalchemy as sa
 
-from pb_headless.db import CASEFOLD_FUNCTION
+from pb_headless.database.dialect import CASEFOLD_FUNCTION
 from pb_headless.registry.compile import compile_objects
 from pb_headless.registry.declaration import check_declaration
 from pb_headless.registry.spec import ObjectSpec
@@ -197,7 +197,8 @@ ROWS: dict[sa.Table, list[dict[str, Any]]] = {
 
 
 def casefolding_sqlite(connection: sqlite3.Connection, _record: Any) -> None:
-    """What `pb_headless.db.prepare` gives a `databases` SQLite connection, for a sync engine."""
+    """What `pb_headless.database.prepare.prepare` gives a `databases` SQLite connection, for a sync
+    engine."""
     connection.create_function(
         CASEFOLD_FUNCTION,
         1,

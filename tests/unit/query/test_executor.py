@@ -8,9 +8,10 @@ from typing import Any
 import pytest
 from databases import Database
 
-from pb_headless.db import prepare
+from pb_headless.database import statements
+from pb_headless.database.prepare import prepare
 from pb_headless.errors import ValidationFailed
-from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, plan_show, statements
+from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, plan_show
 from pb_headless.registry.spec import ObjectSpec
 
 
@@ -42,14 +43,14 @@ async def database(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIte
     prepare(database)
     await database.connect()
     counting = CountingDatabase(database)
-    run = statements._run
+    run = statements.run
 
     async def counted(*args: Any, **kwargs: Any) -> Any:
         # A statement compiled once runs here: on the loop's thread, or on the request's connection.
         counting.statements += 1
         return await run(*args, **kwargs)
 
-    monkeypatch.setattr(statements, "_run", counted)
+    monkeypatch.setattr(statements, "run", counted)
     try:
         yield counting
     finally:

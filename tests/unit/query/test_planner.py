@@ -366,7 +366,7 @@ def test_the_parse_and_plan_stages_do_no_io_and_know_no_http(module: str) -> Non
         "starlette",
         "databases",
         "pb_headless.errors",
-        "pb_headless.db",
+        "pb_headless.database.dialect",
         "asyncio",
         "socket",
         "pb_headless.query.compiler",

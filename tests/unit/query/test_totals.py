@@ -6,8 +6,8 @@ import asyncio
 
 import pytest
 
-from pb_headless.query import totals
-from pb_headless.query.totals import Totals
+from pb_headless.database import totals
+from pb_headless.database.totals import Totals
 
 
 class SlowCount:

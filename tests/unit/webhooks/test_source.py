@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
-from pb_headless.db import utcnow
+from pb_headless.database.dialect import utcnow
 from pb_headless.tables import changes
 from pb_headless.webhooks.source import GAP_WAIT, changes_after
 

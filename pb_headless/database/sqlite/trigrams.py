@@ -23,7 +23,7 @@ import sys
 from collections.abc import Sequence
 
 MARKER = "\ufdd0" * 3  # a noncharacter: no text of a site holds it
-MATCH_KEY = "pb_search_match"  # the bound parameter that carries the query (query/statements.py)
+MATCH_KEY = "pb_search_match"  # the bound parameter that carries the query (query/prepared.py)
 GRAM = 3
 
 

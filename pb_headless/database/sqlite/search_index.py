@@ -1,14 +1,14 @@
 """The search index of a published constructor table on SQLite: an FTS5 trigram table kept by triggers.
 
 `search` on SQLite otherwise tests every row: the page reads rows until it has its records, and a
-count reads the whole table. The index finds the candidate rows (pb_headless/query/trigrams.py says
+count reads the whole table. The index finds the candidate rows (database/sqlite/trigrams.py says
 why candidates, and which), and the exact test runs on those alone.
 
 What is made, all named after the table and a digest of the indexed columns and folding:
 
 - `pbfts_<table>_<digest>`: a contentless FTS5 table (`tokenize='trigram'`, `detail='none'`), one
   column per searchable field and one for the marker. It holds no copy of the text, only which
-  trigrams each row has: about 30 MB for 100,000 articles of 400 characters.
+  trigrams each row has (its size: docs/performance.md, "The search index on SQLite").
 - Three triggers on the table (`…_ai`, `…_ad`, `…_au`) that keep it in step with every insert,
   delete and update of an indexed column, whoever writes: the API, the admin area, the host's own SQL
   or another program (its SQLite needs FTS5, which every common build has).
@@ -29,9 +29,8 @@ import time
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.constructor.model import PRIMARY_KEY
-from pb_headless.db import dialect_name
-from pb_headless.query.trigrams import MARKER, exotic_glob
+from pb_headless.database.dialect import dialect_name
+from pb_headless.database.sqlite.trigrams import MARKER, exotic_glob
 
 log = logging.getLogger("pb_headless")
 
@@ -77,7 +76,7 @@ async def ensure_search_index(
         try:
             async with database.transaction():
                 await _drop(database, present)
-                for statement in _creation(table, name, columns):
+                for statement in _creation(table, _key_of(definition), name, columns):
                     await database.execute(statement)
         except Exception as error:
             failure = error
@@ -123,16 +122,21 @@ async def _drop(database: Database, parts: dict[str, str]) -> None:
         await database.execute(f'DROP {kind} IF EXISTS "{name}"')
 
 
-def _creation(table: str, name: str, columns: tuple[str, ...]) -> list[str]:
+def _key_of(definition: sa.Table) -> str:
+    """The table's integer key, which is the index's rowid (a constructor table's `id`)."""
+    return str(next(iter(definition.primary_key.columns)).name)
+
+
+def _creation(table: str, primary_key: str, name: str, columns: tuple[str, ...]) -> list[str]:
     slots = ", ".join(f"c{index}" for index in range(len(columns)))
     fts_columns = f"rowid, {slots}, mark"
-    key = f'"{PRIMARY_KEY}"'
+    key = f'"{primary_key}"'
 
     def values(row: str) -> str:
         fields = ", ".join(f'{row}"{column}"' for column in columns)
         return f"{row}{key}, {fields}, {_mark(row, columns)}"
 
-    watched = ", ".join(f'"{column}"' for column in (PRIMARY_KEY, *columns))
+    watched = ", ".join(f'"{column}"' for column in (primary_key, *columns))
     delete = f'INSERT INTO "{name}"("{name}", {fts_columns}) VALUES (\'delete\', {values("old.")});'
     insert = f'INSERT INTO "{name}"({fts_columns}) VALUES ({values("new.")});'
     return [

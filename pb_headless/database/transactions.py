@@ -21,10 +21,10 @@ from collections.abc import AsyncIterator
 from databases import Database
 from databases.core import Connection
 
-from pb_headless.connections import discard, held_connection
-from pb_headless.database_errors import is_unavailable
-from pb_headless.db import dialect_name
-from pb_headless.deadline import OUTCOME_UNKNOWN, committing
+from pb_headless.database.connections import discard, held_connection
+from pb_headless.database.database_errors import is_unavailable
+from pb_headless.database.deadline import OUTCOME_UNKNOWN, committing
+from pb_headless.database.dialect import dialect_name
 from pb_headless.errors import ServiceUnavailable
 from pb_headless.state.version import bump_data_version
 

@@ -22,7 +22,7 @@ import weakref
 from collections.abc import Coroutine, Iterator
 from typing import Any, TypeVar, cast
 
-from pb_headless.database_errors import is_unavailable
+from pb_headless.database.database_errors import is_unavailable
 from pb_headless.errors import ServiceUnavailable
 
 log = logging.getLogger("pb_headless")

@@ -1,17 +1,16 @@
-"""Deep pages in key order on SQLite, started from remembered keys (docs/performance.md, "Deep pages").
+"""Deep pages in key order on SQLite, started from noted keys (docs/performance.md, "Deep pages").
 
-`offset=900000` makes SQLite step over 900,000 index entries before the page: some 25 ms of CPU on
-a million rows, on every such request. Instead, the first request that goes deep notes the key found
-every `STEP` rows on its way (each step is one short read: the key `STEP - 1` rows after the last),
-and later requests start from the nearest noted key: `key > noted ... OFFSET (offset - its place)`,
-fewer than `STEP` rows to step over.
+`offset=900000` makes SQLite step over 900,000 index entries before the page, on every such request.
+Instead, the first request that goes deep notes the key found every `STEP` rows on its way (each
+step is one short read: the key `STEP - 1` rows after the last), and later requests start from the
+nearest noted key: `key > noted ... OFFSET (offset - its place)`, fewer than `STEP` rows to step over.
 
 The noted keys are exact only while the data is as it was. SQLite's `PRAGMA data_version`, read on a
 connection that writes nothing, moves with every commit made by any connection of any process, the
 host's own SQL included: the keys are kept with the version they were found at, used only while it
 is unchanged (read again after the page, so a write that lands meanwhile is seen too), and noted
-anew after a write. Only pages in key order (the default `sort`) without the search index are served
-this way; other orders and other databases read their deep pages through the deferred join.
+anew after a write. Which pages are served this way (key order, no search index, deep enough) is the
+executor's decision (query/executor.py); other pages and other databases read through the deferred join.
 """
 
 from __future__ import annotations
@@ -20,22 +19,21 @@ import asyncio
 from collections import OrderedDict
 from collections.abc import Hashable, Sequence
 from typing import Any
-from weakref import WeakKeyDictionary
 
 from databases import Database
 
-from pb_headless.query.compiler import DEFERRED_OFFSET, in_key_order, search_match
-from pb_headless.query.planner import ListPlan
-from pb_headless.query.statements import AFTER, LIMIT, OFFSET, SeekStatements, seek_statements
-from pb_headless.registry.spec import ObjectSpec
-from pb_headless.sqlite_pool import inline_reads
+from pb_headless.database.accelerator import DeepPageStatements
+from pb_headless.database.slots import AFTER, LIMIT, OFFSET
+from pb_headless.database.sqlite.inline import InlineReads
 
 STEP = 1000  # rows between two noted keys: the most a deep page steps over
-KEPT = 64  # noted key lists per process and database (distinct filters), newest use last
+KEPT = 64  # noted key lists per database (distinct filters), newest use last
 YIELD_EVERY = 32  # noting steps between two turns of the event loop for other requests
 
 
-class _Noted:
+class NotedKeys:
+    """The keys found every `STEP` rows of one filtered order, at one data version."""
+
     __slots__ = ("complete", "keys", "version")
 
     def __init__(self, version: int) -> None:
@@ -45,50 +43,55 @@ class _Noted:
 
 
 class Positions:
+    """The noted keys of one database, by statement and filter values (at most `KEPT`)."""
+
     def __init__(self) -> None:
-        self._noted: OrderedDict[Hashable, _Noted] = OrderedDict()
+        self._noted: OrderedDict[Hashable, NotedKeys] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._noted)
 
     async def page(
-        self, database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str, values: dict[Any, Any]
+        self,
+        database: Database,
+        inline: InlineReads,
+        statements: DeepPageStatements,
+        values: dict[Any, Any],
+        pk: str,
     ) -> Sequence[Any] | None:
         """The page's rows, started from a noted key; None when this page is not served this way."""
-        inline = inline_reads(database)
-        if inline is None or plan.offset < max(STEP, DEFERRED_OFFSET) or plan.limit <= 0:
-            return None
-        if not in_key_order(spec, plan) or search_match(spec, plan, dialect) is not None:
-            return None
-        statements = seek_statements(database, spec, plan, dialect)
         version = inline.data_version()
-        if statements is None or version is None:
+        if version is None:
             return None
         key = (statements.following.sql, _filters(values))
         noted = self._noted.get(key)
         if noted is None or noted.version != version:
-            noted = _Noted(version)
-        wanted = plan.offset // STEP
-        await _note(database, statements, noted, wanted, values, spec.pk.name)
+            noted = NotedKeys(version)
+        offset = values[OFFSET]
+        wanted = offset // STEP
+        await note_keys(database, statements, noted, wanted, values, pk)
         self._keep(key, noted)
         place = min(wanted, len(noted.keys))
         if place == 0:
             return None
-        arguments = {**values, AFTER: noted.keys[place - 1], OFFSET: plan.offset - place * STEP}
+        arguments = {**values, AFTER: noted.keys[place - 1], OFFSET: offset - place * STEP}
         rows = await statements.page.fetch(database, statements.page.arguments(arguments))
         if inline.data_version() != version:
             self._noted.pop(key, None)
             return None  # written meanwhile: the page is read the ordinary way
         return rows
 
-    def _keep(self, key: Hashable, noted: _Noted) -> None:
+    def _keep(self, key: Hashable, noted: NotedKeys) -> None:
         self._noted[key] = noted
         self._noted.move_to_end(key)
         while len(self._noted) > KEPT:
             self._noted.popitem(last=False)
 
 
-async def _note(
+async def note_keys(
     database: Database,
-    statements: SeekStatements,
-    noted: _Noted,
+    statements: DeepPageStatements,
+    noted: NotedKeys,
     wanted: int,
     values: dict[Any, Any],
     pk: str,
@@ -117,13 +120,3 @@ def _filters(values: dict[Any, Any]) -> Hashable:
 
 def _hashable(value: Any) -> Hashable:
     return tuple(value) if isinstance(value, list) else value
-
-
-_positions: WeakKeyDictionary[Database, Positions] = WeakKeyDictionary()
-
-
-def positions_of(database: Database) -> Positions:
-    found = _positions.get(database)
-    if found is None:
-        found = _positions[database] = Positions()
-    return found

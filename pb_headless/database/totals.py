@@ -9,7 +9,7 @@ migration, another program) does not move the version: a count older than `STALE
 the next request that needs it, and served from then on (docs/performance.md).
 
 On SQLite the version also holds SQLite's own `PRAGMA data_version`, which moves with every commit of
-any connection (query/positions.py): a write that bypasses the library makes the next request count
+any connection (database/sqlite/positions.py): a write that bypasses the library makes the next request count
 again, so counts are exact there and need no time bound.
 """
 
@@ -20,23 +20,12 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
-from contextvars import ContextVar
-from weakref import WeakKeyDictionary
-
-from databases import Database
 
 log = logging.getLogger("pb_headless")
 
 STALE_AFTER = 5.0  # seconds a count may lag behind writes that bypass the library
 RECOUNT_FACTOR = 20  # a count that takes long is retaken at most every 20 times its duration
-KEPT_COUNTS = 1024  # distinct filtered counts kept per process and database
-
-_seen_version: ContextVar[int | None] = ContextVar("pb_data_version", default=None)
-
-
-def note_data_version(version: int | None) -> None:
-    """The data version this request read with its token (None when the row is not there yet)."""
-    _seen_version.set(version)
+KEPT_COUNTS = 1024  # distinct filtered counts kept per API object
 
 
 class Totals:
@@ -80,6 +69,9 @@ class Totals:
                 pass
         return await self._count(key, version, count)
 
+    def size(self) -> int:
+        return len(self._counts)
+
     async def settled(self) -> None:
         """Wait for the recounts under way (for tests and orderly shutdowns)."""
         while self._background:
@@ -122,19 +114,3 @@ class Totals:
 
 class _CutOff(Exception):
     """The count another request was making for this one was cut off."""
-
-
-_totals: WeakKeyDictionary[Database, Totals] = WeakKeyDictionary()
-
-
-def totals_of(database: Database) -> Totals:
-    found = _totals.get(database)
-    if found is None:
-        found = _totals[database] = Totals()
-    return found
-
-
-def seen_data_version() -> int | None:
-    """The data version of this request; None (count every time) when the call did not come through
-    the API's authentication, which reads it."""
-    return _seen_version.get()

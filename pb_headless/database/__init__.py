@@ -1,0 +1,1 @@
+"""The database layer: dialect facts, errors, transactions, the time limit, prepared statements."""

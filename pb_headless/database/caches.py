@@ -1,0 +1,71 @@
+"""What one API object keeps between requests, each cache with its bound (docs/performance.md, "What a
+process keeps"): created by `HeadlessAPI`, reachable from every `RequestContext`."""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import Generic, TypeVar
+
+from pb_headless.database.totals import Totals
+
+K = TypeVar("K")
+V = TypeVar("V")
+
+KEPT_STATEMENTS = 512  # compiled statements of plan shapes
+KEPT_STATEMENT_BYTES = 4 * 1024 * 1024  # and their size: SQL and converters grow with `in` lists
+KEPT_FIXED = 64  # compiled statements of the library's own constant queries (a handful in use)
+KEPT_BUILT = 256  # token look-ups kept built, by the row the database gave
+
+
+class Bounded(Generic[K, V]):
+    """A dict of at most `size` entries and, when `max_bytes` is given, at most that many bytes as the
+    entries' own `weight` estimates them; the least recently used goes first."""
+
+    def __init__(self, size: int, max_bytes: int | None = None) -> None:
+        self.size = size
+        self.max_bytes = max_bytes
+        self.bytes = 0
+        self._entries: OrderedDict[K, V] = OrderedDict()
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+    def get(self, key: K) -> V | None:
+        found = self._entries.get(key)
+        if found is not None:
+            self._entries.move_to_end(key)
+        return found
+
+    def put(self, key: K, value: V) -> V:
+        replaced = self._entries.pop(key, None)
+        self.bytes += _weight(value) - (0 if replaced is None else _weight(replaced))
+        self._entries[key] = value
+        while len(self._entries) > self.size or (self.max_bytes is not None and self.bytes > self.max_bytes):
+            _, evicted = self._entries.popitem(last=False)
+            self.bytes -= _weight(evicted)
+        return value
+
+
+def _weight(value: object) -> int:
+    """The bytes an entry holds, as it estimates them (`weight`); 0 for entries of one fixed size."""
+    return int(getattr(value, "weight", 0))
+
+
+class Caches:
+    """The caches of one API object and its database."""
+
+    def __init__(self) -> None:
+        self.statements: Bounded[object, object] = Bounded(KEPT_STATEMENTS, KEPT_STATEMENT_BYTES)
+        self.fixed: Bounded[object, object] = Bounded(KEPT_FIXED)
+        self.built: Bounded[object, object] = Bounded(KEPT_BUILT)
+        self.totals = Totals()
+
+    def sizes(self) -> dict[str, int]:
+        """Entries held now, by cache (what an operator or a test looks at)."""
+        return {
+            "statements": len(self.statements),
+            "statement_bytes": self.statements.bytes,
+            "fixed": len(self.fixed),
+            "built": len(self.built),
+            "totals": self.totals.size(),
+        }

@@ -1,0 +1,134 @@
+"""Every reach into private attributes of `databases`, aiosqlite and SQLAlchemy, and nowhere else.
+
+The speed work needs a few things these libraries do not offer publicly: the backend's dialect and
+SQLite pool, the connection a task already holds, a connection's query lock, a compiled statement's
+bind and result processors, a select's LIMIT and OFFSET parameters. Each is read here, by name, so a
+dependency upgrade that moves one breaks one module, and `tests/unit/test_internals.py` names the
+attribute that moved (`REACHED` lists them all).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+import sqlalchemy as sa
+from sqlalchemy.engine import Dialect
+
+# Owner → the private attributes read or written here (the test checks each on the installed versions).
+REACHED: dict[str, tuple[str, ...]] = {
+    "databases.Database": ("_backend", "_global_connection", "_connection_map"),
+    "databases.core.Connection": ("_connection", "_query_lock"),
+    "databases.backends.sqlite.SQLiteBackend": ("_dialect", "_pool", "disconnect"),
+    "databases.backends.sqlite.SQLitePool": ("_options", "_database", "_memref"),
+    "databases.backends.sqlite.SQLiteConnection": ("_connection",),
+    "aiosqlite.Connection": ("_thread", "_running", "_connection"),
+    "sqlalchemy.sql.Select": ("_limit_clause", "_offset_clause"),
+    "sqlalchemy.sql.compiler.SQLCompiler": ("_bind_processors", "_result_columns"),
+    "sqlalchemy.types.TypeEngine": ("_cached_result_processor",),
+}
+
+
+def backend(database: Any) -> Any:
+    """The `databases` backend of a `Database` (None for anything else)."""
+    return getattr(database, "_backend", None)
+
+
+def backend_dialect(database: Any) -> Dialect | None:
+    """The SQLAlchemy dialect `databases` compiles with (its parameter style included)."""
+    return getattr(backend(database), "_dialect", None)
+
+
+def pool_of(database: Any) -> Any:
+    """The SQLite backend's pool (None on other backends, which have no `_pool` of this kind)."""
+    return getattr(backend(database), "_pool", None)
+
+
+def swap_in(database: Any, pool: Any, before_disconnect: Callable[[], Awaitable[None]]) -> None:
+    """Put `pool` in the SQLite backend's place, and run `before_disconnect` when the host disconnects."""
+    found = backend(database)
+    found._pool = pool
+    disconnect = found.disconnect
+
+    async def disconnect_and_close() -> None:
+        await before_disconnect()
+        await disconnect()
+
+    found.disconnect = disconnect_and_close
+
+
+def pool_options(pool: Any) -> dict[str, Any] | None:
+    """The options the SQLite pool passes to `sqlite3.connect` (a factory, a timeout...)."""
+    return getattr(pool, "_options", None)
+
+
+def pool_state(pool: Any) -> dict[str, Any]:
+    """Everything a SQLite pool holds, to build another pool on the same database."""
+    return dict(vars(pool))
+
+
+def pool_database(pool: Any) -> str:
+    return str(pool._database)
+
+
+def pool_is_in_memory_reference(pool: Any) -> bool:
+    """Whether the pool keeps a shared in-memory database alive (`databases`' memory reference)."""
+    return pool._memref is not None
+
+
+def detach_thread(connection: Any) -> None:
+    """Make an aiosqlite connection's thread a daemon, so a connection kept open does not keep the
+    interpreter alive when the host never disconnects."""
+    thread = getattr(connection, "_thread", None)
+    if thread is not None:
+        thread.daemon = True
+
+
+def aiosqlite_is_open(connection: Any) -> bool:
+    return bool(getattr(connection, "_running", True)) and getattr(connection, "_connection", 1) is not None
+
+
+def held_by_task(database: Any) -> Any:
+    """The `databases` connection this task already has, without making one (as `database.connection()`
+    would); with `force_rollback`, the one connection every task shares."""
+    if database._global_connection is not None:
+        return database._global_connection
+    task = asyncio.current_task()
+    return None if task is None else database._connection_map.get(task)
+
+
+def in_transaction(connection: Any) -> bool:
+    """Whether a `databases` SQLite connection holds an open transaction (None or not acquired: no)."""
+    raw = getattr(getattr(connection, "_connection", None), "_connection", None)
+    return raw is not None and bool(raw.in_transaction)
+
+
+def driver(connection: Any) -> Any:
+    """The driver's own connection under a `databases` connection (public: `raw_connection`)."""
+    return connection.raw_connection
+
+
+def query_lock(connection: Any) -> Any:
+    """The lock `databases` holds around each statement of one connection (None if it has none)."""
+    return getattr(connection, "_query_lock", None)
+
+
+def limit_and_offset(select: sa.Select[Any]) -> tuple[Any, Any]:
+    """A select's LIMIT and OFFSET clauses as built (bound parameters, or None)."""
+    return select._limit_clause, select._offset_clause
+
+
+def bind_processors(compiled: Any) -> dict[str, Any]:
+    """Bound parameter name → the dialect's conversion of a value before the driver gets it."""
+    return dict(compiled._bind_processors)
+
+
+def result_columns(compiled: Any) -> list[Any]:
+    """The compiled statement's result columns, in order (each has `keyname` and `type`)."""
+    return list(compiled._result_columns)
+
+
+def result_processor(type_: Any, dialect: Dialect) -> Callable[[Any], Any] | None:
+    """The dialect's conversion of a driver value of this type (cached by SQLAlchemy per dialect)."""
+    return type_._cached_result_processor(dialect, None)

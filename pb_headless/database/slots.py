@@ -1,0 +1,3 @@
+"""The names of a prepared statement's values that are not filter values (database/statements.py)."""
+
+LIMIT, OFFSET, SEARCH, AFTER = "limit", "offset", "search", "after"

@@ -1,0 +1,1 @@
+"""SQLite's own parts: kept-open connections, loop reads, noted positions, the trigram index."""

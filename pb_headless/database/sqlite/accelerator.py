@@ -1,0 +1,52 @@
+"""SQLite's accelerator: reads on the loop's thread, its data version, noted positions, the trigram index."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from databases import Database
+
+from pb_headless.database import internals
+from pb_headless.database.accelerator import Accelerator, DeepPageStatements
+from pb_headless.database.sqlite import search_index
+from pb_headless.database.sqlite.inline import InlineReads
+from pb_headless.database.sqlite.positions import Positions
+
+
+class SQLiteAccelerator(Accelerator):
+    """`inline` is there for a SQLite file with kept connections (sqlite/pool.py), None otherwise."""
+
+    def __init__(self, inline: InlineReads | None) -> None:
+        self.inline = inline
+        self.reads_inline = inline is not None
+        self.positions = Positions()
+
+    def read_quick(self, database: Database, sql: str, arguments: Sequence[Any]) -> list[Any] | None:
+        # A task inside a transaction must see its own writes: only its own connection has them.
+        if self.inline is None or internals.in_transaction(internals.held_by_task(database)):
+            return None
+        return self.inline.fetchall(sql, arguments)
+
+    def data_version(self) -> int | None:
+        return None if self.inline is None else self.inline.data_version()
+
+    async def deep_page(
+        self, database: Database, statements: DeepPageStatements, values: dict[Any, Any], pk: str
+    ) -> Sequence[Any] | None:
+        if self.inline is None:
+            return None
+        return await self.positions.page(database, self.inline, statements, values, pk)
+
+    async def ensure_search_index(
+        self, database: Database, definition: sa.Table, searchable: tuple[str, ...]
+    ) -> str | None:
+        return await search_index.ensure_search_index(database, definition, searchable)
+
+    async def drop_search_index(self, database: Database, table: str) -> None:
+        await search_index.drop_search_index(database, table)
+
+    def close(self) -> None:
+        if self.inline is not None:
+            self.inline.close()

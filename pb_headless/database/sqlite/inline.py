@@ -1,0 +1,152 @@
+"""Short SQLite reads on the event loop's own thread, bounded by time and by the bytes they return.
+
+Every statement aiosqlite runs crosses to the connection's thread and back: two thread switches,
+more CPU than a look-up by key takes. `InlineReads` runs the statements every request makes (the
+token look-up, a record by id, a page) on the loop's thread instead, on a read-only connection of
+its own. Two bounds keep one read from holding the loop (docs/performance.md, "Reads on the loop"):
+
+- time: SQLite's progress handler interrupts the read past `INLINE_BUDGET` seconds, counted every
+  `CHECK_EVERY` VM steps;
+- size: rows are copied out a few at a time, and the read stops once they hold more than
+  `INLINE_BYTES` of text and bytes. Copying a long row is one VM step, which the clock cannot
+  interrupt; the size bound can, after at most one row past it.
+
+A read stopped either way, or one that finds the database locked by a writer, is answered None and
+run on the request's connection (on aiosqlite's thread) as before; its SQL goes there directly for
+the next `RETRY_AFTER` runs. Nothing waits on the loop thread, so one slow read never stalls others.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+import time
+from collections.abc import Sequence
+from typing import Any
+
+INLINE_BUDGET = 0.0005  # seconds a read may hold the event loop before it goes to a thread instead
+INLINE_BYTES = 64 * 1024  # characters and bytes a read may copy out on the loop before it goes too
+CHECK_EVERY = 500  # SQLite VM steps between two looks at the clock
+BATCH = 16  # rows copied out between two looks at the size
+# A statement that ran over a bound runs on the thread this many times, then is tried again.
+RETRY_AFTER = 64
+KEPT_OVER = 256  # statements remembered as over a bound (oldest forgotten first)
+
+
+class InlineReads:
+    """Reads run on the calling thread, on one read-only connection, each within both bounds.
+
+    `fetchall` answers None when the read is not done here (it took too long or returned too much,
+    the database is locked by a writer, another thread is using the connection, or SQLite refused
+    it for any reason): the caller then runs it on the request's own connection, which waits,
+    retries and reports errors as every other statement does. Only committed data is read here, so
+    the caller must not use it inside a transaction of its own.
+    """
+
+    def __init__(self, database: str, options: dict[str, Any]) -> None:
+        self._database = database
+        # No busy wait (a locked database goes to the thread, which waits), no thread check (the
+        # lock below keeps it to one caller at a time), autocommit, and no writes at all.
+        self._options = {
+            **options,
+            "timeout": 0,
+            "check_same_thread": False,
+            "isolation_level": None,
+        }
+        self._reader: sqlite3.Connection | None = None
+        self._lock = threading.Lock()
+        self._deadline = 0.0
+        self._over: dict[str, int] = {}  # SQL that ran over a bound → runs left on the thread
+        self.over_time = 0  # reads handed to the thread by the clock, and by their size
+        self.over_size = 0
+
+    @property
+    def is_open(self) -> bool:
+        return self._reader is not None
+
+    def fetchall(self, sql: str, arguments: Sequence[Any]) -> list[Any] | None:
+        if self._skips(sql):
+            return None
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            connection = self._reader or self._open()
+            self._deadline = time.perf_counter() + INLINE_BUDGET
+            rows = _within_size(connection.execute(sql, arguments))
+            if rows is None:
+                self.over_size += 1
+                self._remember_over(sql)
+            return rows
+        except sqlite3.OperationalError as error:
+            if str(error) == "interrupted":
+                self.over_time += 1
+                self._remember_over(sql)
+            return None
+        except sqlite3.Error:
+            return None
+        finally:
+            self._lock.release()
+
+    def is_over(self, sql: str) -> bool:
+        """Whether this SQL goes to the thread now, for having run over a bound."""
+        return sql in self._over
+
+    def data_version(self) -> int | None:
+        """SQLite's `PRAGMA data_version`: it changes whenever another connection, of this process or
+        any other, commits; this one writes nothing, so it moves with every write. None when it
+        cannot be read here now."""
+        if not self._lock.acquire(blocking=False):
+            return None
+        try:
+            connection = self._reader or self._open()
+            self._deadline = time.perf_counter() + INLINE_BUDGET
+            return int(connection.execute("PRAGMA data_version").fetchone()[0])
+        except sqlite3.Error:
+            return None
+        finally:
+            self._lock.release()
+
+    def close(self) -> None:
+        with self._lock:
+            connection, self._reader = self._reader, None
+        if connection is not None:
+            connection.close()
+
+    def _skips(self, sql: str) -> bool:
+        left = self._over.get(sql)
+        if left is None:
+            return False
+        if left <= 1:
+            del self._over[sql]
+        else:
+            self._over[sql] = left - 1
+        return True
+
+    def _remember_over(self, sql: str) -> None:
+        self._over[sql] = RETRY_AFTER
+        while len(self._over) > KEPT_OVER:
+            del self._over[next(iter(self._over))]
+
+    def _open(self) -> sqlite3.Connection:
+        connection = sqlite3.connect(self._database, **self._options)
+        connection.execute("PRAGMA query_only = ON")
+        connection.set_progress_handler(self._past_deadline, CHECK_EVERY)
+        self._reader = connection
+        return connection
+
+    def _past_deadline(self) -> int:
+        return 1 if time.perf_counter() > self._deadline else 0
+
+
+def _within_size(cursor: sqlite3.Cursor) -> list[Any] | None:
+    """The cursor's rows, or None once they hold more than `INLINE_BYTES` of text and bytes."""
+    rows: list[Any] = []
+    size = 0
+    while batch := cursor.fetchmany(BATCH):
+        for row in batch:
+            size += sum(len(value) for value in row if isinstance(value, str | bytes))
+        if size > INLINE_BYTES:
+            cursor.close()
+            return None
+        rows.extend(batch)
+    return rows

@@ -1,0 +1,260 @@
+"""Statements compiled once into their driver's SQL, then run with bound values on the request's connection.
+
+Building and compiling a SQLAlchemy statement costs more CPU than running it often does
+(docs/performance.md, "What made each difference"). `prepare` turns a statement into a `Prepared`:
+the SQL in the form the driver takes (qmark for SQLite, `$1` for asyncpg, named for aiomysql), which
+slot of the caller's values feeds each parameter, and how each result column is read.
+`Prepared.fetch` runs it on the host's `databases` connection (its raw driver connection, under the
+connection's own query lock); a quick read is first offered to the database's accelerator (SQLite
+reads it on the loop's thread). The plan shapes that use this live in query/prepared.py; the
+library's own constant queries (the token look-up, the version) in `fetch_fixed`. Both are kept in
+the API object's caches (database/caches.py).
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TypeVar, cast
+
+import sqlalchemy as sa
+from databases import Database
+
+from pb_headless.database import internals
+from pb_headless.database.accelerators import accelerator_of
+from pb_headless.database.caches import Caches
+from pb_headless.database.dialect import dialect_of
+from pb_headless.database.slots import LIMIT, OFFSET
+
+T = TypeVar("T")
+BIND_BYTES = 140  # what one `Bind` or result column of a `Prepared` holds (tracemalloc, SQLite)
+NOT_REUSABLE = object()  # kept for a statement that cannot be kept compiled: run it the ordinary way
+
+
+@dataclass(frozen=True, slots=True)
+class Bind:
+    name: str
+    slot: int | str  # index into the plan's values, or LIMIT / OFFSET
+    convert: Callable[[Any], Any] | None  # plan value → parameter value
+    process: Callable[[Any], Any] | None  # the dialect's bind processor
+
+
+@dataclass(frozen=True, slots=True)
+class Prepared:
+    """One compiled statement in the form its driver takes, and how to read its rows."""
+
+    sql: str
+    style: str  # qmark (SQLite), dollar (asyncpg), named (aiomysql)
+    binds: tuple[Bind, ...]  # in positional order for qmark and dollar
+    keys: tuple[str, ...]  # result column names
+    processors: tuple[Callable[[Any], Any] | None, ...]
+    quick: bool = True  # bounded work (a look-up, a page): SQLite may run it on the loop's thread
+
+    @property
+    def weight(self) -> int:
+        """The bytes it holds, roughly: its SQL, and a bind (name, slot, converters) or column each."""
+        return 400 + len(self.sql) + BIND_BYTES * (len(self.binds) + len(self.keys))
+
+    def arguments(self, values: Mapping[Any, Any]) -> Any:  # keyed by slot: an index or a name
+        converted = []
+        for bind in self.binds:
+            value = values.get(bind.slot)
+            if bind.convert is not None:
+                value = bind.convert(value)
+            if bind.process is not None:
+                value = bind.process(value)
+            converted.append(value)
+        if self.style == "named":
+            return {bind.name: value for bind, value in zip(self.binds, converted, strict=True)}
+        return tuple(converted)
+
+    async def fetch(self, database: Database, arguments: Any) -> list[dict[str, Any]]:
+        rows = await run(database, self.style, self.sql, arguments, self.quick)
+        keys, processors = self.keys, self.processors
+        if not any(processors):
+            return [dict(zip(keys, row, strict=True)) for row in rows]
+        return [self.processed(row) for row in rows]
+
+    def processed(self, row: Sequence[Any]) -> dict[str, Any]:
+        """One row as the driver gave it, by column name, each value converted by its type."""
+        return {
+            key: value if process is None or value is None else process(value)
+            for key, process, value in zip(self.keys, self.processors, row, strict=True)
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ListStatements:
+    page: Prepared
+    count: Prepared
+
+    @property
+    def weight(self) -> int:
+        return self.page.weight + self.count.weight
+
+
+@dataclass(frozen=True, slots=True)
+class SeekStatements:
+    """A deep page in key order from a noted key (database/sqlite/positions.py, compiler.compile_seek)."""
+
+    first: Prepared  # the key `offset` rows from the start
+    following: Prepared  # the key `offset` rows after `after`
+    page: Prepared  # the page `offset` rows after `after`
+
+    @property
+    def weight(self) -> int:
+        return self.first.weight + self.following.weight + self.page.weight
+
+
+def paging_slots(statement: sa.Select[Any], fixed: bool = False) -> dict[str, tuple[Any, Any]]:
+    """LIMIT and OFFSET, wherever they are (a deferred page has them in its inner select): the
+    plan's paging, or (`fixed`, show's LIMIT 1) the statement's own value."""
+    slots: dict[str, tuple[Any, Any]] = {}
+    for element in sa.sql.visitors.iterate(statement):
+        if not isinstance(element, sa.Select):
+            continue
+        for clause, slot in zip(internals.limit_and_offset(element), (LIMIT, OFFSET), strict=True):
+            if isinstance(clause, sa.BindParameter):
+                slots[clause.key] = (slot, None) if not fixed else (slot, constant(clause.value))
+    return slots
+
+
+def constant(value: Any) -> Callable[[Any], Any]:
+    return lambda _: value
+
+
+def prepare(
+    database: Database,
+    statement: sa.Select[Any],
+    slots: Mapping[str, tuple[Any, Any]],
+    constants: bool = False,
+) -> Prepared | None:
+    """The statement compiled for the database's driver. Every parameter of the statement must have a
+    slot (unless `constants`: a fixed statement's own values are kept as they are); a parameter only
+    the dialect adds while compiling, such as SQLite's `OFFSET 0` after a LIMIT, is a constant."""
+    dialect = dialect_of(database)
+    compiled = statement.compile(dialect=dialect)
+    if compiled.literal_execute_params or compiled.post_compile_params:
+        return None  # rendered into the SQL text per execution: not reusable as compiled
+    in_statement = {parameter.key for parameter in named_binds(statement)}
+    names: dict[str, tuple[Any, Any]] = {}
+    for parameter, name in compiled.bind_names.items():
+        if parameter.key in slots:
+            names[name] = slots[parameter.key]
+        elif parameter.callable is None and (constants or parameter.key not in in_statement):
+            names[name] = (None, constant(parameter.value))
+        else:
+            return None  # a value of the statement that no slot carries: run it the ordinary way
+    processors = internals.bind_processors(compiled)
+    style = {"qmark": "qmark", "pyformat": "dollar" if dialect.name == "postgresql" else "named"}.get(
+        dialect.paramstyle
+    )
+    if style is None:
+        return None
+    if style == "qmark":
+        order = list(compiled.positiontup or ())
+        sql = compiled.string
+    else:
+        order = sorted(names)
+        sql = (
+            compiled.string % {name: f"${i}" for i, name in enumerate(order, 1)}
+            if style == "dollar"
+            else compiled.string
+        )
+    binds = tuple(
+        Bind(name, names[name][0], names[name][1], cast("Callable[[Any], Any] | None", processors.get(name)))
+        for name in order
+    )
+    columns = internals.result_columns(compiled)
+    keys = tuple(str(column.keyname) for column in columns)
+    result_processors = tuple(internals.result_processor(column.type, dialect) for column in columns)
+    return Prepared(sql, style, binds, keys, result_processors)
+
+
+async def run(
+    database: Database, style: str, sql: str, arguments: Any, quick: bool = False
+) -> Sequence[Sequence[Any]]:
+    """Runs on the request's connection (the one `database.connection()` gives this task); a quick
+    qmark read is first offered to the database's accelerator (SQLite: read on the loop's thread)."""
+    if quick and style == "qmark":
+        rows = accelerator_of(database).read_quick(database, sql, arguments)
+        if rows is not None:
+            return rows
+    connection = database.connection()
+    async with connection, internals.query_lock(connection) or contextlib.nullcontext():
+        raw = internals.driver(connection)
+        if style == "qmark":
+            return await raw.execute_fetchall(sql, arguments)
+        if style == "dollar":
+            return await raw.fetch(sql, *arguments)
+        async with raw.cursor() as cursor:
+            await cursor.execute(sql, arguments)
+            return await cursor.fetchall()
+
+
+class FetchedRow(dict[str, Any]):
+    """A fetched row read by column name, also as `row._mapping` like a SQLAlchemy or `databases` row."""
+
+    @property
+    def _mapping(self) -> FetchedRow:
+        return self
+
+
+async def fetch_fixed(
+    database: Database, caches: Caches, statement: sa.Select[Any], values: Mapping[str, Any]
+) -> list[FetchedRow]:
+    """Rows of a statement whose only variables are named `sa.bindparam`s, compiled once per API object.
+
+    For the statements every request runs (the token look-up): `statement` must be the same object
+    each time (a module constant), `values` gives each bindparam by name.
+    """
+    prepared = _fixed_prepared(database, caches, statement, values)
+    if prepared is None:  # this statement cannot be kept compiled
+        return [FetchedRow(row._mapping) for row in await database.fetch_all(statement, dict(values))]
+    return [FetchedRow(row) for row in await prepared.fetch(database, prepared.arguments(values))]
+
+
+async def fetch_fixed_built(
+    database: Database,
+    caches: Caches,
+    statement: sa.Select[Any],
+    values: Mapping[str, Any],
+    build: Callable[[FetchedRow], T],
+) -> list[T]:
+    """`build(row)` for each row of `fetch_fixed`, kept per row as the database gave it: a row read
+    again (the same token, the same versions) is not converted and built again. `build` must be a
+    pure function of the row."""
+    prepared = _fixed_prepared(database, caches, statement, values)
+    if prepared is None:
+        return [build(row) for row in await fetch_fixed(database, caches, statement, values)]
+    built = []
+    for raw in await run(database, prepared.style, prepared.sql, prepared.arguments(values), prepared.quick):
+        key = (id(statement), build, tuple(raw))
+        found = cast("T | None", caches.built.get(key))
+        if found is None:
+            found = cast("T", caches.built.put(key, build(FetchedRow(prepared.processed(raw)))))
+        built.append(found)
+    return built
+
+
+def _fixed_prepared(
+    database: Database, caches: Caches, statement: sa.Select[Any], values: Mapping[str, Any]
+) -> Prepared | None:
+    prepared = caches.fixed.get(id(statement))
+    if prepared is None:
+        # The parameters named in `values` vary; every other one is a constant of the statement.
+        slots = {
+            parameter.key: (parameter.key, None)
+            for parameter in named_binds(statement)
+            if parameter.key in values
+        }
+        compiled = prepare(database, statement, slots, constants=True)
+        prepared = caches.fixed.put(id(statement), compiled or NOT_REUSABLE)
+    return prepared if isinstance(prepared, Prepared) else None
+
+
+def named_binds(statement: sa.Select[Any]) -> list[sa.BindParameter[Any]]:
+    found: list[sa.BindParameter[Any]] = []
+    sa.sql.visitors.traverse(statement, {}, {"bindparam": found.append})
+    return found

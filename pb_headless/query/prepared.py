@@ -1,0 +1,183 @@
+"""The compiled statements of a plan's shape, kept in the API object's caches (database/caches.py).
+
+The first plan of a shape (the same fields, filters with the same operators and number of values,
+search terms, order and relations) compiles as always, while `parameters.recording()` notes which
+bound parameter carries which plan value; later plans of that shape only convert their values and
+run the compiled SQL (database/statements.py). A shape that does not compile to reusable SQL (an
+object with a `query` narrowing, which may read the clock) is run the ordinary way every time.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import replace
+from typing import Any, cast
+
+from databases import Database
+
+from pb_headless.database.caches import Caches
+from pb_headless.database.slots import AFTER, LIMIT, OFFSET, SEARCH
+from pb_headless.database.sqlite.trigrams import MATCH_KEY, match_query
+from pb_headless.database.statements import (
+    NOT_REUSABLE,
+    ListStatements,
+    Prepared,
+    SeekStatements,
+    paging_slots,
+    prepare,
+)
+from pb_headless.query.compiler import (
+    AFTER_KEY,
+    compile_list,
+    compile_seek,
+    compile_show,
+    is_deferred,
+    search_match,
+)
+from pb_headless.query.parameters import recording
+from pb_headless.query.planner import ListPlan, ShowPlan
+from pb_headless.registry.spec import ObjectSpec
+
+
+def plan_values(plan: ShowPlan, pk_value: Any = None) -> dict[int | str, Any]:
+    """The plan's values in the order the compiler binds them: filters in order, then search terms."""
+    values: list[Any] = [] if pk_value is None else [pk_value]
+    for condition in plan.conditions if isinstance(plan, ListPlan) else ():
+        if condition.operator == "null":
+            continue
+        if condition.operator in ("in", "nin", "between"):
+            values.extend(condition.value)
+        else:
+            values.append(condition.value)
+    if isinstance(plan, ListPlan):
+        values.extend(plan.search)
+    slots: dict[int | str, Any] = dict(enumerate(values))
+    if isinstance(plan, ListPlan):
+        slots[LIMIT], slots[OFFSET], slots[SEARCH] = plan.limit, plan.offset, plan.search
+    return slots
+
+
+def list_statements(
+    database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, dialect: str
+) -> ListStatements | None:
+    """The page and count statements of this plan's shape, compiled on first use; None: not reusable."""
+    key = (
+        "list",
+        dialect,
+        _shape_of(plan),
+        is_deferred(spec, plan, dialect),
+        search_match(spec, plan, dialect),
+    )
+    return _cached(caches, spec, key, lambda: _prepare_list(database, spec, plan, dialect))
+
+
+def seek_statements(
+    database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, dialect: str
+) -> SeekStatements | None:
+    return _cached(
+        caches, spec, ("seek", dialect, _shape_of(plan)), lambda: _prepare_seek(database, spec, plan, dialect)
+    )
+
+
+def show_statement(
+    database: Database, caches: Caches, spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str
+) -> Prepared | None:
+    key = ("show", dialect, _shape_of(plan))
+    return _cached(caches, spec, key, lambda: _prepare_show(database, spec, plan, pk_value, dialect))
+
+
+def _cached(caches: Caches, spec: ObjectSpec, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
+    if spec.query is not None:
+        return None  # `query` is called on every compile: its SQL may differ from one request to the next
+    # Keyed by the spec itself: a spec of an older registry version ages out like any other shape.
+    found = caches.statements.get((spec, key))
+    if found is None:
+        found = caches.statements.put((spec, key), build() or NOT_REUSABLE)
+    return None if found is NOT_REUSABLE else found
+
+
+def _shape_of(plan: ShowPlan) -> tuple[Any, ...]:
+    if not isinstance(plan, ListPlan):
+        return (tuple(f.name for f in plan.fields), tuple(relation.name for relation in plan.relations))
+    conditions = tuple(
+        (
+            condition.field.name,
+            str(condition.operator),
+            condition.value
+            if condition.operator == "null"
+            else len(condition.value)
+            if condition.operator in ("in", "nin", "between")
+            else None,
+        )
+        for condition in plan.conditions
+    )
+    return (
+        tuple(field.name for field in plan.fields),
+        tuple(relation.name for relation in plan.relations),
+        conditions,
+        len(plan.search),
+        tuple((order.field.name, order.descending) for order in plan.order),
+    )
+
+
+def _prepare_list(
+    database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
+) -> ListStatements | None:
+    with recording() as notes:
+        page, count = compile_list(spec, plan, dialect)
+    values = plan_values(plan)
+    slots = _slots(notes, values)
+    if slots is None:
+        return None
+    slots[MATCH_KEY] = (SEARCH, match_query)  # present only when the search index gives candidates
+    page_slots = {**slots, **paging_slots(page)}
+    prepared_page = prepare(database, page, page_slots)
+    prepared_count = prepare(database, count, slots)
+    if prepared_page is None or prepared_count is None:
+        return None
+    # A count reads every matching row: never on the loop's thread (SQLite's count of a whole table is
+    # one step that no budget can interrupt). Nor a page that tests text: folding one long value is
+    # one step too, however long the text (docs/performance.md, "Reads on the loop").
+    quick = not plan.search and all(condition.operator != "like" for condition in plan.conditions)
+    return ListStatements(replace(prepared_page, quick=quick), replace(prepared_count, quick=False))
+
+
+def _prepare_seek(
+    database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
+) -> SeekStatements | None:
+    with recording() as notes:
+        statements = compile_seek(spec, plan, dialect)
+    slots = _slots(notes, plan_values(plan))
+    if slots is None:
+        return None
+    slots[AFTER_KEY] = (AFTER, None)
+    prepared = [
+        prepare(database, statement, {**slots, **paging_slots(statement)}) for statement in statements
+    ]
+    if any(found is None for found in prepared):
+        return None
+    return SeekStatements(*cast("list[Prepared]", prepared))
+
+
+def _prepare_show(
+    database: Database, spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str
+) -> Prepared | None:
+    with recording() as notes:
+        statement = compile_show(spec, plan, pk_value, dialect)
+    slots = _slots(notes, plan_values(plan, pk_value))
+    if slots is None:
+        return None
+    return prepare(database, statement, {**slots, **paging_slots(statement, fixed=True)})
+
+
+def _slots(notes: Sequence[Any], values: Mapping[int | str, Any]) -> dict[str, tuple[Any, Any]] | None:
+    """Parameter key → (slot, conversion), when the compiler bound exactly the plan's values in order."""
+    positional = [values[index] for index in range(len(values)) if index in values]
+    if len(notes) != len(positional):
+        return None
+    slots: dict[str, tuple[Any, Any]] = {}
+    for index, (note, value) in enumerate(zip(notes, positional, strict=True)):
+        if note.value is not value and note.value != value:
+            return None
+        slots[note.parameter.key] = (index, note.convert)
+    return slots

@@ -1,0 +1,38 @@
+"""Which accelerator a database has (pb_headless/database/accelerators.py): generic code asks it, never
+the dialect's name; PostgreSQL and MariaDB get the plain one, whose every answer is "the ordinary way"."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from databases import Database
+
+from pb_headless.database.accelerator import PLAIN
+from pb_headless.database.accelerators import accelerator_of, reads_inline
+from pb_headless.database.prepare import prepare
+from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
+
+
+@pytest.mark.parametrize("url", ["postgresql://u@localhost/db", "mysql://u@localhost/db"])
+async def test_a_server_database_gets_the_plain_accelerator(url: str):
+    database = Database(url)
+    accelerator = accelerator_of(database)
+    assert accelerator is PLAIN and not reads_inline(database)
+    assert accelerator.data_version() is None
+    assert accelerator.read_quick(database, "SELECT 1", ()) is None
+    assert await accelerator.ensure_search_index(database, None, ("title",)) is None  # type: ignore[arg-type]
+
+
+def test_a_prepared_sqlite_file_reads_on_the_loop_and_one_in_memory_does_not(tmp_path: Path):
+    on_disk, in_memory = Database(f"sqlite:///{tmp_path / 'site.db'}"), Database("sqlite://")
+    prepare(on_disk)
+    prepare(in_memory)
+    assert isinstance(accelerator_of(on_disk), SQLiteAccelerator) and reads_inline(on_disk)
+    assert accelerator_of(on_disk) is accelerator_of(on_disk)  # the pool's own: its noted keys last
+    assert isinstance(accelerator_of(in_memory), SQLiteAccelerator) and not reads_inline(in_memory)
+
+
+def test_a_sqlite_database_the_library_did_not_prepare_still_has_its_search_index_part(tmp_path: Path):
+    accelerator = accelerator_of(Database(f"sqlite:///{tmp_path / 'plain.db'}"))
+    assert isinstance(accelerator, SQLiteAccelerator) and not accelerator.reads_inline
