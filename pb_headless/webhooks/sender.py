@@ -106,7 +106,7 @@ class Sender:
         return Answer(code, _since(started), None if 200 <= code < 300 else f"answer {code}")
 
     async def _post(self, url: str, headers: dict[str, str], body: bytes, allow_private: bool) -> int:
-        pool = self._pool(allow_private)
+        pool = self._client_pool(allow_private)
         timeouts = dict.fromkeys(("connect", "read", "write", "pool"), self.timeout)
         async with pool.stream(
             "POST", url, headers=headers, content=body, extensions={"timeout": timeouts}
@@ -118,7 +118,7 @@ class Sender:
                     break
             return int(response.status)
 
-    def _pool(self, allow_private: bool) -> Any:
+    def _client_pool(self, allow_private: bool) -> Any:
         pool = self._pools.get(allow_private)
         if pool is None:
             httpcore = _httpcore()
