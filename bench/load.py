@@ -34,11 +34,16 @@ def requests(expected: Expected) -> list[Request]:
         Request("q4_show", f"4. show record {expected.record_id}"),
         Request("q5_offset", f"5. offset={offset}"),
         Request("q6_total", "6. list with total count"),
+        Request("q7_no_count", "7. list without a count (pb count=none)"),
     ]
 
 
 def path_of(system: System, label: str, expected: Expected) -> str:
-    """The request's address on this system (pb's filter/sort/search syntax, or Directus')."""
+    """The request's address on this system (pb's filter/sort/search syntax, PocketBase's, or Directus')."""
+    if system.name == "pocketbase":
+        from bench import pocketbase
+
+        return pocketbase.path_of(label, expected.rows, expected.record_id)
     listing = system.prefix + system.list_path
     pb = system.name == "pb"
     offset = expected.rows * 9 // 10
@@ -55,11 +60,12 @@ def path_of(system: System, label: str, expected: Expected) -> str:
         "q4_show": f"{system.prefix}{system.record_path}{expected.record_id}",
         "q5_offset": f"{listing}?limit=20&offset={offset}",
         "q6_total": f"{listing}?limit=20" + ("" if pb else "&meta=total_count"),
+        "q7_no_count": f"{listing}?limit=20" + ("&count=none" if pb else ""),
     }[label]
 
 
-def fetch(url: str, token: str | None) -> tuple[int, Any]:
-    request = urllib.request.Request(url, headers={"Authorization": f"Bearer {token}"} if token else {})
+def fetch(url: str, authorization: str | None) -> tuple[int, Any]:
+    request = urllib.request.Request(url, headers={"Authorization": authorization} if authorization else {})
     try:
         with urllib.request.urlopen(request, timeout=120) as response:
             body = response.read()
@@ -70,8 +76,12 @@ def fetch(url: str, token: str | None) -> tuple[int, Any]:
 
 def check(system: System, label: str, url: str, token: str, expected: Expected) -> None:
     """Status 200, the right rows, the right total: a fast wrong answer is not a result."""
-    status, body = fetch(url, token if label != "q0_ping" else None)
+    status, body = fetch(url, system.authorization(token) if label != "q0_ping" else None)
     problems = [] if status == 200 else [f"HTTP {status}: {body!r}"]
+    if status == 200 and system.name == "pocketbase" and label != "q0_ping":
+        from bench import pocketbase
+
+        body = pocketbase.as_envelope(label, body)
     if status == 200 and label != "q0_ping":
         problems += _problems(system, label, body, expected)
     if problems:
@@ -103,8 +113,9 @@ def _problems(system: System, label: str, body: Any, expected: Expected) -> list
         "q3_search": expected.search_lorem,
         "q5_offset": expected.rows,
         "q6_total": expected.rows,
+        "q7_no_count": None,  # a count-less list says no total
     }
-    if system.name == "pb":
+    if system.name in ("pb", "pocketbase"):
         total = body.get("meta", {}).get("total")
         if total != want_total[label]:
             out.append(f"meta.total {total}, expected {want_total[label]}")
@@ -126,7 +137,7 @@ class Load:
 
 def measure(system: System, label: str, url: str, token: str | None, load: Load, out: Path) -> dict[str, Any]:
     """A warm-up, then the measured wrk run with the server's CPU time and the machine's load around it."""
-    headers = ["-H", f"Authorization: Bearer {token}"] if token else []
+    headers = ["-H", f"Authorization: {system.authorization(token)}"] if token else []
     base = [
         "wrk",
         f"-t{load.threads}",
