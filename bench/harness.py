@@ -1,8 +1,8 @@
-"""`bash bench/run`: pb_headless against Directus tuned and the floor, on the same rows and load.
+"""`bash bench/run`: pb_headless against PocketBase, Directus tuned and the floor, on the same rows and load.
 
-    bash bench/run                              # SQLite, 100,000 rows: pb, Directus tuned, floor
+    bash bench/run                              # SQLite, 100,000 rows: pb, PocketBase, Directus, floor
     bash bench/run --rows 1000000               # the 1,000,000-row targets
-    bash bench/run --database postgresql        # pb and the asyncpg floor (no Directus)
+    bash bench/run --database postgresql        # pb and the asyncpg floor (peers run on SQLite only)
     bash bench/run --database mariadb           # pb and the aiomysql floor
     bash bench/run --systems pb --duration 5    # a quick look at pb alone
 
@@ -22,7 +22,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import dataset, load, report, servers
+from bench import dataset, load, pocketbase, report, servers
 from bench.kit import KitMissing, kit_dir
 
 WORK = Path(os.environ.get("PB_BENCH_WORK", "/tmp/pb-bench"))
@@ -36,13 +36,16 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument(
         "--systems",
-        default="pb,directus,floor",
-        help="comma list of pb, directus, floor (Directus runs on SQLite only)",
+        default="pb,pocketbase,directus,floor",
+        help="comma list of pb, pocketbase, directus, floor (the peers run on SQLite only)",
     )
     parser.add_argument("--server", choices=tuple(servers.SERVERS), default="uvicorn")
     parser.add_argument("--workers", type=int, default=os.cpu_count() or 1, help="pb workers (one per core)")
     parser.add_argument(
-        "--floor-workers", type=int, default=1, help="the floor's workers (the kit runs it with one)"
+        "--floor-workers",
+        type=int,
+        default=None,
+        help="the floor's workers (default: as many as pb's, so both use the same cores)",
     )
     parser.add_argument("--duration", type=int, default=15)
     parser.add_argument("--warmup", type=int, default=3)
@@ -55,17 +58,20 @@ def arguments(argv: list[str]) -> argparse.Namespace:
 
 def main(argv: list[str]) -> int:
     args = arguments(argv)
+    if args.floor_workers is None:
+        args.floor_workers = args.workers
     try:
         kit_dir()
     except KitMissing as error:
         print(f"bench/run: {error}", file=sys.stderr)
         return 2
     wanted = [name.strip() for name in args.systems.split(",") if name.strip()]
-    if args.database != "sqlite" and "directus" in wanted:
-        wanted.remove("directus")
+    peers = [name for name in ("pocketbase", "directus") if name in wanted]
+    if args.database != "sqlite" and peers:
+        wanted = [name for name in wanted if name not in peers]
         print(
-            "bench/run: Directus is measured on SQLite only; the targets on this database are against "
-            "its floor",
+            f"bench/run: {' and '.join(peers)} run on SQLite only; the targets on this database are "
+            "against its floor",
             file=sys.stderr,
         )
     work = WORK / f"{args.database}-{args.rows}"
@@ -78,6 +84,9 @@ def main(argv: list[str]) -> int:
     else:
         print(f"[bench] building {args.rows:,} rows on {args.database} in {work} …", file=sys.stderr)
         prepared = asyncio.run(dataset.prepare(args.database, args.rows, work, "directus" in wanted))
+    tokens = {"pb": prepared.pb_token}
+    if "pocketbase" in wanted:
+        tokens["pocketbase"] = pocketbase.ensure(args.rows)
     out = WORK / "results" / f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{args.database}-{args.rows}"
     out.mkdir(parents=True, exist_ok=True)
     plan = load.Load(args.threads, args.connections, args.duration, args.warmup)
@@ -90,7 +99,8 @@ def main(argv: list[str]) -> int:
         system = _system(name, prepared, args, work)
         if system is None:
             continue
-        results[name] = _run_system(system, prepared, reqs, plan, out)
+        token = tokens.get(name, prepared.kit_token)
+        results[name] = _run_system(system, prepared, token, reqs, plan, out)
     meta = {
         "database": args.database,
         "rows": args.rows,
@@ -118,6 +128,8 @@ def _system(
         return servers.pb_system(prepared.pb_url, args.workers, args.server)
     if name == "floor":
         return servers.floor_system(prepared.database, prepared.floor_url, args.floor_workers)
+    if name == "pocketbase":
+        return servers.pocketbase_system()
     if name == "directus":
         if prepared.directus_db is None:
             print(
@@ -131,9 +143,13 @@ def _system(
 
 
 def _run_system(
-    system: servers.System, prepared: dataset.Prepared, reqs: list[load.Request], plan: load.Load, out: Path
+    system: servers.System,
+    prepared: dataset.Prepared,
+    token: str,
+    reqs: list[load.Request],
+    plan: load.Load,
+    out: Path,
 ) -> dict[str, dict]:
-    token = prepared.pb_token if system.name == "pb" else prepared.kit_token
     print(f"[bench] start {system.name}", file=sys.stderr)
     system.start(out / f"{system.name}.log")
     results = {}
@@ -153,7 +169,7 @@ def _run_system(
             result["rss_idle_kib"] = idle
             results[request.label] = result
             print(
-                f"  {system.name:8s} {request.label:15s} {result['rps']:9.1f} rps  "
+                f"  {system.name:10s} {request.label:15s} {result['rps']:9.1f} rps  "
                 f"p50 {result['lat_p50_us'] / 1000:7.2f} ms  p99 {result['lat_p99_us'] / 1000:7.2f} ms  "
                 f"cpu {result['cpu_us_per_request'] or 0:9.0f} µs/req  "
                 f"rss {result['rss_kib'] / 1024:4.0f} MiB  "

@@ -38,12 +38,16 @@ def requests(expected: Expected) -> list[Request]:
         Request("q6_total", "6. list with total count"),
         Request("q7_not_modified", "7. list revalidated: If-None-Match → 304", pb_only=True),
         Request("q8_cursor", f"8. cursor page after row {offset}", pb_only=True),
-        Request("q9_count_none", "9. list with count=none", pb_only=True),
+        Request("q9_count_none", "9. list without a count (pb count=none)"),
     ]
 
 
 def path_of(system: System, label: str, expected: Expected) -> str:
-    """The request's address on this system (pb's filter/sort/search syntax, or Directus')."""
+    """The request's address on this system (pb's filter/sort/search syntax, PocketBase's, or Directus')."""
+    if system.name == "pocketbase":
+        from bench import pocketbase
+
+        return pocketbase.path_of(label, expected.rows, expected.record_id)
     listing = system.prefix + system.list_path
     pb = system.name == "pb"
     offset = expected.rows * 9 // 10
@@ -62,26 +66,26 @@ def path_of(system: System, label: str, expected: Expected) -> str:
         "q6_total": f"{listing}?limit=20" + ("" if pb else "&meta=total_count"),
         "q7_not_modified": f"{listing}?limit=20",
         "q8_cursor": f"{listing}?limit=20",  # the cursor is added by `prepared` (it is read first)
-        "q9_count_none": f"{listing}?limit=20&count=none",
+        "q9_count_none": f"{listing}?limit=20" + ("&count=none" if pb else ""),
     }[label]
 
 
 def prepared(label: str, url: str, token: str, expected: Expected) -> tuple[str, dict[str, str]]:
     """The address and extra headers of a request that needs a value read from pb first: the list's
     ETag (q7), the cursor of row `offset` (q8)."""
-    headers = {"Authorization": f"Bearer {token}"}
+    headers = {"Authorization": f"Bearer {token}"}  # pb alone serves these
     if label == "q7_not_modified":
         with urllib.request.urlopen(urllib.request.Request(url, headers=headers), timeout=120) as response:
             return url, {"If-None-Match": response.headers["ETag"]}
     if label == "q8_cursor":
         offset = expected.rows * 9 // 10
-        _, body = fetch(f"{url.replace('limit=20', 'limit=1')}&offset={offset - 1}", token)
+        _, body = fetch(f"{url.replace('limit=20', 'limit=1')}&offset={offset - 1}", headers["Authorization"])
         return f"{url}&after={body['meta']['next_cursor']}", {}
     return url, {}
 
 
-def fetch(url: str, token: str | None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
-    sent = {"Authorization": f"Bearer {token}"} if token else {}
+def fetch(url: str, authorization: str | None, headers: dict[str, str] | None = None) -> tuple[int, Any]:
+    sent = {"Authorization": authorization} if authorization else {}
     request = urllib.request.Request(url, headers={**sent, **(headers or {})})
     try:
         with urllib.request.urlopen(request, timeout=120) as response:
@@ -101,12 +105,16 @@ def check(
 ) -> None:
     """Status 200, the right rows, the right total: a fast wrong answer is not a result."""
     if label == "q7_not_modified":
-        status, body = fetch(url, token, headers)
+        status, body = fetch(url, system.authorization(token), headers)
         if status != 304:
             raise AssertionError(f"{system.name} {label} {url}: HTTP {status}, not 304")
         return
-    status, body = fetch(url, token if label != "q0_ping" else None)
+    status, body = fetch(url, system.authorization(token) if label != "q0_ping" else None)
     problems = [] if status == 200 else [f"HTTP {status}: {body!r}"]
+    if status == 200 and system.name == "pocketbase" and label != "q0_ping":
+        from bench import pocketbase
+
+        body = pocketbase.as_envelope(label, body)
     if status == 200 and label != "q0_ping":
         problems += _problems(system, label, body, expected)
     if problems:
@@ -139,9 +147,9 @@ def _problems(system: System, label: str, body: Any, expected: Expected) -> list
         "q5_offset": expected.rows,
         "q6_total": expected.rows,
         "q8_cursor": expected.rows,
-        "q9_count_none": None,
+        "q9_count_none": None,  # a count-less list says no total
     }
-    if system.name == "pb":
+    if system.name in ("pb", "pocketbase"):
         total = body.get("meta", {}).get("total")
         if total != want_total[label]:
             out.append(f"meta.total {total}, expected {want_total[label]}")
@@ -171,7 +179,7 @@ def measure(
     extra: dict[str, str] | None = None,
 ) -> dict[str, Any]:
     """A warm-up, then the measured wrk run with the server's CPU time and the machine's load around it."""
-    headers = ["-H", f"Authorization: Bearer {token}"] if token else []
+    headers = ["-H", f"Authorization: {system.authorization(token)}"] if token else []
     for name, value in (extra or {}).items():
         headers += ["-H", f"{name}: {value}"]
     base = [

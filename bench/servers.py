@@ -19,7 +19,7 @@ from bench.kit import PROJECT, kit_dir
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 DIRECTUS_ROOT = Path("/tmp/peer-directus")
-PORTS = {"pb": 8057, "floor": 8056, "directus": 8055}
+PORTS = {"pb": 8057, "floor": 8056, "directus": 8055, "pocketbase": 8090}
 
 
 @dataclass
@@ -36,6 +36,7 @@ class System:
     record_path: str
     total_param: str  # what asks for the total (pb always gives it)
     cwd: str = str(PROJECT)
+    auth_scheme: str = "Bearer "  # what precedes the token in `Authorization` (PocketBase: nothing)
     process: subprocess.Popen | None = field(default=None, repr=False)
 
     def start(self, log: Path) -> None:
@@ -60,6 +61,9 @@ class System:
             time.sleep(0.3)
         self.stop()
         raise RuntimeError(f"{self.name} did not answer {self.base + self.ping} within 120 s; see {log}")
+
+    def authorization(self, token: str) -> str:
+        return f"{self.auth_scheme}{token}"
 
     def stop(self) -> None:
         if self.process is None or self.process.poll() is not None:
@@ -237,4 +241,30 @@ def directus_system(database_file: str, work: Path) -> System:
         "/items/articles/",
         "meta=total_count",
         cwd=str(app),
+    )
+
+
+def pocketbase_system() -> System:
+    """PocketBase as the kit sets it up (bench/pocketbase.py), one process on every core (Go)."""
+    from bench import pocketbase
+
+    command = [
+        str(pocketbase.ROOT / "pocketbase"),
+        "serve",
+        "--http",
+        f"127.0.0.1:{PORTS['pocketbase']}",
+        "--dir",
+        str(pocketbase.DATA),
+    ]
+    return System(
+        "pocketbase",
+        command,
+        {},
+        f"http://127.0.0.1:{PORTS['pocketbase']}",
+        "/api/health",
+        "",
+        pocketbase.COLLECTION,
+        pocketbase.COLLECTION + "/",
+        "",
+        auth_scheme="",
     )
