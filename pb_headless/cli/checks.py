@@ -36,7 +36,8 @@ async def check_token_request(database: Database, args: argparse.Namespace) -> N
 
 async def published_scopes(api: HeadlessAPI) -> tuple[str, ...]:
     """Every scope something published asks for: each object's read and write scope, each guarded route's."""
-    await api.startup()
+    # The registry alone: no schema check, no change-log triggers, no webhook worker (HeadlessAPI.startup
+    # is a serving instance's), so a console command changes nothing in the site's database.
     try:
         catalog = (await api.snapshot()).catalog
     finally:

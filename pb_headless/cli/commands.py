@@ -155,7 +155,8 @@ async def _openapi(database: Database, args: argparse.Namespace) -> str:
 
     api = await site_api(database, args, purpose="openapi")
     assert api is not None
-    await api.startup()
+    # The registry alone: no schema check, no change-log triggers, no webhook worker (HeadlessAPI.startup
+    # is a serving instance's), so a console command changes nothing in the site's database.
     try:
         if not (await api.snapshot()).catalog and not api.routes:
             raise CommandError(NOTHING_TO_DOCUMENT)

@@ -76,9 +76,14 @@ async def test_strict_handling_applies_to_show_too(reader):
     assert shown.status_code == 200 and shown.json()["data"] == {"id": 1, "title": "Hello world"}
 
 
-async def test_a_huge_limit_is_clamped_not_refused_under_strict_handling(reader):
-    response = await reader.client.get(
-        f"{API}?limit=99999999999999999999", headers=preferring(reader, "handling=strict")
-    )
+async def test_a_limit_above_the_maximum_is_clamped_not_refused_under_strict_handling(reader):
+    response = await reader.client.get(f"{API}?limit=1000000", headers=preferring(reader, "handling=strict"))
     assert response.status_code == 200
     assert response.json()["meta"]["limit"] == 6
+
+
+async def test_a_limit_past_the_largest_number_is_refused_under_strict_handling(reader):
+    written = "limit=99999999999999999999"
+    response = await reader.client.get(f"{API}?{written}", headers=preferring(reader, "handling=strict"))
+    assert response.status_code == 400
+    assert response.json()["details"] == {"ignored": [written]}

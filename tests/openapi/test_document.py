@@ -130,7 +130,7 @@ async def test_each_filterable_field_is_one_plain_parameter_and_the_operators_on
     assert not any(key.startswith(("filter[body]", "filter[secret]")) for key in keys)
     # 10 filters and `filter`, search, sort, fields, with, limit, offset, page, after, before, count,
     # the Prefer header and If-None-Match
-    assert len(parameters) == 22
+    assert len(parameters) == 23
 
 
 async def test_list_and_show_document_the_prefer_header_for_strict_handling(site):

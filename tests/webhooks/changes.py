@@ -1,5 +1,5 @@
-"""Writes as the change log's triggers record them: the row and its `pb_changes` entry in one
-transaction (the triggers come with the change feed; until then the tests write the entry)."""
+"""Writes as a site's own code makes them, in plain SQL: the change log's triggers record each one in
+the same transaction (docs/changes.md), and the webhooks deliver from that log."""
 
 from __future__ import annotations
 
@@ -8,29 +8,24 @@ from typing import Any
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.database.dialect import utcnow
-from pb_headless.tables import changes
+from pb_headless import HeadlessAPI
+from tests.support.demo import demo_registry
 
 
-async def record_change(database: Database, table: sa.Table, op: str, key: Any) -> None:
-    await database.execute(
-        changes.insert().values(table_name=table.name, row_key=str(key), op=op, changed_at=utcnow())
-    )
+async def with_change_log(database: Database) -> None:
+    """The triggers on the demo's published tables, installed as a starting instance installs them."""
+    api = HeadlessAPI(database, demo_registry(), webhooks=False)
+    await api.startup()
+    await api.shutdown()
 
 
 async def create_row(database: Database, table: sa.Table, values: dict[str, Any]) -> None:
-    async with database.transaction():
-        await database.execute(table.insert().values(**values))
-        await record_change(database, table, "create", values["id"])
+    await database.execute(table.insert().values(**values))
 
 
 async def update_row(database: Database, table: sa.Table, key: Any, values: dict[str, Any]) -> None:
-    async with database.transaction():
-        await database.execute(table.update().where(table.c.id == key).values(**values))
-        await record_change(database, table, "update", key)
+    await database.execute(table.update().where(table.c.id == key).values(**values))
 
 
 async def delete_row(database: Database, table: sa.Table, key: Any) -> None:
-    async with database.transaction():
-        await database.execute(table.delete().where(table.c.id == key))
-        await record_change(database, table, "delete", key)
+    await database.execute(table.delete().where(table.c.id == key))

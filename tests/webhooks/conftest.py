@@ -13,6 +13,7 @@ from pb_headless.webhooks.store import WebhookStore
 from pb_headless.webhooks.worker import WebhookWorker
 from tests.support.demo import create_demo, demo_registry
 from tests.support.host import Host
+from tests.webhooks.changes import with_change_log
 from tests.webhooks.receiver import Receiver, running_receiver
 
 # Retries at once, so a test does not wait minutes; the defaults are the documented schedule.
@@ -62,6 +63,7 @@ async def sqlite_site(sqlite_database, host_factory) -> AsyncIterator[Site]:
 async def _site(database: Database, host_factory) -> AsyncIterator[Site]:
     await create_demo(database)
     host = await host_factory(database, demo_registry(), webhooks=FAST)
+    await with_change_log(database)
     await host.settings.set("service_webhooks_allow_private", "yes")  # the receiver is on loopback
     async with running_receiver() as receiver:
         yield Site(host, WebhookStore(database), receiver)

@@ -11,7 +11,7 @@ from pb_headless import SettingsStore
 from pb_headless.webhooks.store import WebhookStore
 from tests.support.demo import articles, create_demo
 from tests.support.server import free_port, running, uvicorn_command
-from tests.webhooks.changes import create_row
+from tests.webhooks.changes import create_row, with_change_log
 from tests.webhooks.receiver import running_receiver
 
 pytestmark = pytest.mark.slow
@@ -33,6 +33,7 @@ async def until(condition, what: str) -> None:
 
 async def test_every_event_is_delivered_after_an_instance_is_killed_during_deliveries(database, tmp_path):
     await create_demo(database)
+    await with_change_log(database)
     await SettingsStore(database).set("service_webhooks_allow_private", "yes")  # the receiver is on loopback
     environment = {"PB_TEST_SERVER_DATABASE": str(database.url)}
     async with running_receiver() as receiver:
