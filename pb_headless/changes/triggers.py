@@ -83,7 +83,7 @@ async def sync_triggers(database: Database, tables: Mapping[str, str]) -> None:
     if not missing:
         return
     if dialect == "postgresql":
-        await database.execute(_PG_FUNCTION)
+        await _create_pg_function(database)
     for name, table in missing.items():
         try:
             await database.execute(_create(dialect, name, table, tables[table]))
@@ -94,6 +94,19 @@ async def sync_triggers(database: Database, tables: Mapping[str, str]) -> None:
                 raise
             # A view, or a database user without the TRIGGER privilege: serving goes on, unrecorded.
             log.warning("pb_headless: no change log for table %s: its trigger was refused: %s", table, error)
+
+
+# PostgreSQL refuses two CREATE OR REPLACE FUNCTION of one function at once ("tuple concurrently
+# updated"), as instances starting together would send; a session lock lets them take turns.
+_PG_FUNCTION_LOCK = 0x7062636867667563
+
+
+async def _create_pg_function(database: Database) -> None:
+    await database.execute(f"SELECT pg_advisory_lock({_PG_FUNCTION_LOCK})")
+    try:
+        await database.execute(_PG_FUNCTION)
+    finally:
+        await database.execute(f"SELECT pg_advisory_unlock({_PG_FUNCTION_LOCK})")
 
 
 def _quote(dialect: str, name: str) -> str:
