@@ -218,7 +218,11 @@ async def test_sigterm_lets_requests_in_flight_complete(cluster, token):
     assert still_serving and exited
     assert answer.startswith(b"HTTP/1.1 201 "), answer[:300]
     assert stored == 1
-    assert {a.status for a in load.answers} <= {200, 201}
+    # A POST nginx sends on an idle kept-alive connection in the instant uvicorn closes it gets nginx's
+    # own 502 (nginx retries only idempotent methods there; docs/deployment.md, "Restarts"): at most
+    # one such race is allowed, and nothing else.
+    statuses = [a.status for a in load.answers]
+    assert set(statuses) <= {200, 201, 502} and statuses.count(502) <= 1, summary(load.answers)
     assert acknowledged <= {row["id"] for row in rows}
 
 
