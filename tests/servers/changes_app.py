@@ -4,8 +4,6 @@ installed), for the change stream's shutdown test: the process must exit on SIGT
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from databases import Database
 from starlette.applications import Starlette
@@ -15,18 +13,13 @@ from starlette.routing import Mount, Route
 
 from pb_headless import HeadlessAPI
 from tests.support.demo import demo_registry
+from tests.support.lifespan import api_lifespan
 
 database = Database(os.environ["PB_TEST_SERVER_DATABASE"])
 api = HeadlessAPI(database, demo_registry())
 
 
-@asynccontextmanager
-async def lifespan(app: Starlette) -> AsyncIterator[None]:
-    await database.connect()
-    await api.startup()
-    yield
-    await api.shutdown()
-    await database.disconnect()
+lifespan = api_lifespan(database, api)
 
 
 async def ready(request: Request) -> PlainTextResponse:

@@ -6,7 +6,6 @@ library's tables and the demo schema.
 
 from __future__ import annotations
 
-import contextlib
 import os
 
 from databases import Database
@@ -15,6 +14,7 @@ from starlette.routing import Mount
 
 from pb_headless import CORSMiddleware, HeadlessAPI
 from tests.support.demo import demo_registry
+from tests.support.lifespan import api_lifespan
 
 database = Database(os.environ["PB_DATABASE_URL"])
 api = HeadlessAPI(
@@ -25,12 +25,7 @@ api = HeadlessAPI(
 )
 
 
-@contextlib.asynccontextmanager
-async def lifespan(app):
-    await database.connect()
-    await api.startup()
-    yield
-    await database.disconnect()
+lifespan = api_lifespan(database, api)
 
 
 app = CORSMiddleware(Starlette(routes=[Mount("/api/pb/v1", app=api)], lifespan=lifespan), api=api)

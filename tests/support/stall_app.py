@@ -7,8 +7,6 @@ PB_TEST_DATABASE_TIMEOUT the database time limit in seconds.
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from databases import Database
 from starlette.applications import Starlette
@@ -16,6 +14,7 @@ from starlette.routing import Mount
 
 from pb_headless import CORSMiddleware, HeadlessAPI
 from tests.support.demo import demo_registry
+from tests.support.lifespan import api_lifespan
 
 database = Database(os.environ["PB_TEST_SERVER_DATABASE"])
 api = HeadlessAPI(
@@ -23,13 +22,7 @@ api = HeadlessAPI(
 )
 
 
-@asynccontextmanager
-async def lifespan(app: Starlette) -> AsyncIterator[None]:
-    await database.connect()
-    await api.startup()
-    yield
-    await api.shutdown()
-    await database.disconnect()
+lifespan = api_lifespan(database, api)
 
 
 app = CORSMiddleware(Starlette(routes=[Mount("/api/pb/v1", app=api)], lifespan=lifespan), api=api)

@@ -5,8 +5,6 @@ short by a kill is made again soon after the restart)."""
 from __future__ import annotations
 
 import os
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
 
 from databases import Database
 from starlette.applications import Starlette
@@ -17,19 +15,14 @@ from starlette.routing import Mount, Route
 from pb_headless import HeadlessAPI
 from pb_headless.webhooks.options import WebhookOptions
 from tests.support.demo import demo_registry
+from tests.support.lifespan import api_lifespan
 
 database = Database(os.environ["PB_TEST_SERVER_DATABASE"])
 options = WebhookOptions(retry_delays=(0.2,) * 20, poll_interval=0.05, try_timeout=1, lease=2, batch=5)
 api = HeadlessAPI(database, demo_registry(), webhooks=options)
 
 
-@asynccontextmanager
-async def lifespan(app: Starlette) -> AsyncIterator[None]:
-    await database.connect()
-    await api.startup()
-    yield
-    await api.shutdown()
-    await database.disconnect()
+lifespan = api_lifespan(database, api)
 
 
 async def ready(request: Request) -> PlainTextResponse:
