@@ -26,7 +26,14 @@ from sqlalchemy.ext.asyncio import create_async_engine
 
 from bench.kit import generator
 from pb_headless import TokenStore, install
-from pb_headless.constructor import ApiTab, ApiTabStore, ConstructorField, ConstructorTable, create_table
+from pb_headless.constructor import (
+    ApiTab,
+    ApiTabStore,
+    ConstructorField,
+    ConstructorSource,
+    ConstructorTable,
+    create_table,
+)
 
 SERVERS = {
     "postgresql": os.environ.get("PB_BENCH_POSTGRES", "postgresql://postgres@127.0.0.1:5432"),
@@ -108,7 +115,10 @@ def _pb_rows(start_rows: Any) -> list[dict[str, Any]]:
 
 
 def database_name(kind: str, rows: int, role: str) -> str:
-    return f"pb_bench_{role}_{rows}"
+    """`pb_bench_<role>_<rows>`, and `_<tag>` with PB_BENCH_TAG set: two runs at once on one server
+    (each with its own PB_BENCH_WORK) then keep apart."""
+    tag = os.environ.get("PB_BENCH_TAG", "")
+    return f"pb_bench_{role}_{rows}" + (f"_{tag}" if tag else "")
 
 
 async def _fresh_server_database(kind: str, name: str) -> str:
@@ -148,10 +158,23 @@ async def build_pb(kind: str, rows: int, work: Path) -> tuple[str, str]:
     finally:
         await database.disconnect()
     await _fill(url, kind, definition, generator().rows(rows))
+    await _publish(url)
     if kind == "postgresql":
         # A pool per worker smaller than asyncpg's default of 10: the server is shared.
         url += "?min_size=2&max_size=8"
     return url, token
+
+
+async def _publish(url: str) -> None:
+    """Publish the table once its rows are in, as a site does when it turns an API tab on: the
+    indexes the publication implies (the search index among them) are made here, not while the
+    server starts."""
+    database = Database(url)
+    await database.connect()
+    try:
+        await ConstructorSource(lambda _: [ARTICLES])(database)
+    finally:
+        await database.disconnect()
 
 
 async def _fill(url: str, kind: str, table: sa.Table, source: Any) -> None:

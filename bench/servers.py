@@ -19,7 +19,11 @@ from bench.kit import PROJECT, kit_dir
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 DIRECTUS_ROOT = Path("/tmp/peer-directus")
-PORTS = {"pb": 8057, "floor": 8056, "directus": 8055, "pocketbase": 8090}
+_SHIFT = int(os.environ.get("PB_BENCH_PORT_OFFSET", "0"))  # two runs at once each take their own ports
+PORTS = {
+    name: port + _SHIFT
+    for name, port in {"pb": 8057, "floor": 8056, "directus": 8055, "pocketbase": 8090}.items()
+}
 
 
 @dataclass

@@ -2,10 +2,11 @@
 
 Three things are accelerated: short reads (SQLite runs them on the loop's thread), count freshness
 (SQLite's own data version makes kept counts exact whoever writes) and deep pages (SQLite starts
-them from noted keys); search candidates come from an index the database keeps (SQLite's trigram
-index of constructor tables). Generic code asks `accelerators.accelerator_of(database)`, never the dialect's
-name or a private attribute; `Accelerator` itself is the plain version, what PostgreSQL and MariaDB
-use: every answer says "do it the ordinary way".
+them from noted keys); search is served by an index the database keeps (SQLite's trigram table of
+constructor tables, whose candidates the compiler joins; PostgreSQL's `pg_trgm` indexes, which its
+planner uses for the same query). Generic code asks `accelerators.accelerator_of(database)`, never
+the dialect's name or a private attribute; `Accelerator` itself is the plain version, what MariaDB
+uses: every answer says "do it the ordinary way".
 """
 
 from __future__ import annotations
@@ -64,7 +65,9 @@ class Accelerator:
     async def ensure_search_index(
         self, database: Database, definition: sa.Table, searchable: tuple[str, ...]
     ) -> str | None:
-        """The name of the table's search index, made when missing; None: search reads the table."""
+        """Make the table's search index when it is missing. The answer is the name of a candidates
+        table for the compiler to join (SQLite's), or None: the query stays the ordinary one, which
+        the database serves from its own index where it made one (PostgreSQL) or by reading the table."""
         return None
 
     async def drop_search_index(self, database: Database, table: str) -> None:

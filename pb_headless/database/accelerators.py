@@ -7,6 +7,7 @@ from databases import Database
 from pb_headless.database import internals
 from pb_headless.database.accelerator import PLAIN, Accelerator
 from pb_headless.database.dialect import dialect_name
+from pb_headless.database.postgresql.accelerator import POSTGRESQL
 from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
 
 
@@ -17,6 +18,8 @@ def accelerator_of(database: Database) -> Accelerator:
         return found
     if dialect_name(database) == "sqlite":
         return SQLiteAccelerator(None)  # not prepared by the library: its search index, no loop reads
+    if dialect_name(database) == "postgresql":
+        return POSTGRESQL
     return PLAIN
 
 

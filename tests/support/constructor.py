@@ -19,10 +19,11 @@ async def constructor_host(
     tab: ApiTab,
     rows: Iterable[Mapping[str, Any]] = (),
     tables: list[ConstructorTable] | None = None,
+    **options: Any,
 ) -> Host:
     """`table` created, holding `rows`, published with `tab` and served; the host's loader gives
     `tables` (default: just `table`) as the list is at each load, so a test may change a definition.
-    `host.headers` carries a token with every scope."""
+    `host.headers` carries a token with every scope; `options` go to the host (`rate_limit=`...)."""
     created = await create_table(database, table)
     await ApiTabStore(database).save(table.name, tab)
     rows = list(rows)
@@ -31,6 +32,6 @@ async def constructor_host(
     loaded = [table] if tables is None else tables
     registry = ApiRegistry()
     registry.add_source(ConstructorSource(lambda _: list(loaded)))
-    host = await host_factory(database, registry)
+    host = await host_factory(database, registry, **options)
     host.headers = host.auth(await host.token("*"))
     return host

@@ -1,27 +1,35 @@
 """Which accelerator a database has (pb_headless/database/accelerators.py): generic code asks it, never
-the dialect's name; PostgreSQL and MariaDB get the plain one, whose every answer is "the ordinary way"."""
+the dialect's name; MariaDB gets the plain one, whose every answer is "the ordinary way", PostgreSQL
+the plain one with its trigram indexes (whose query is the ordinary one: no candidates table)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
 from databases import Database
 
 from pb_headless.database.accelerator import PLAIN
 from pb_headless.database.accelerators import accelerator_of, reads_inline
+from pb_headless.database.postgresql.accelerator import PostgreSQLAccelerator
 from pb_headless.database.prepare import prepare
 from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
 
 
-@pytest.mark.parametrize("url", ["postgresql://u@localhost/db", "mysql://u@localhost/db"])
-async def test_a_server_database_gets_the_plain_accelerator(url: str):
-    database = Database(url)
+async def test_mariadb_gets_the_plain_accelerator():
+    database = Database("mysql://u@localhost/db")
     accelerator = accelerator_of(database)
     assert accelerator is PLAIN and not reads_inline(database)
     assert accelerator.data_version() is None
     assert accelerator.read_quick(database, "SELECT 1", ()) is None
     assert await accelerator.ensure_search_index(database, None, ("title",)) is None  # type: ignore[arg-type]
+
+
+def test_postgresql_reads_the_ordinary_way_and_keeps_trigram_indexes():
+    database = Database("postgresql://u@localhost/db")
+    accelerator = accelerator_of(database)
+    assert isinstance(accelerator, PostgreSQLAccelerator) and not reads_inline(database)
+    assert accelerator.data_version() is None
+    assert accelerator.read_quick(database, "SELECT 1", ()) is None
 
 
 def test_a_prepared_sqlite_file_reads_on_the_loop_and_one_in_memory_does_not(tmp_path: Path):

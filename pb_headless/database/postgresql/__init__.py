@@ -1,0 +1,1 @@
+"""PostgreSQL's own parts: the trigram indexes that serve search."""
