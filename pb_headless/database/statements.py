@@ -50,6 +50,7 @@ class Prepared:
     keys: tuple[str, ...]  # result column names
     processors: tuple[Callable[[Any], Any] | None, ...]
     quick: bool = True  # bounded work (a look-up, a page): SQLite may run it on the loop's thread
+    custom_plan: bool = False  # PostgreSQL plans it for its values each time (`LIKE`: see `run`)
 
     @property
     def weight(self) -> int:
@@ -70,7 +71,7 @@ class Prepared:
         return tuple(converted)
 
     async def fetch(self, database: Database, arguments: Any) -> list[dict[str, Any]]:
-        rows = await run(database, self.style, self.sql, arguments, self.quick)
+        rows = await run(database, self.style, self.sql, arguments, self.quick, self.custom_plan)
         keys, processors = self.keys, self.processors
         if not any(processors):
             return [dict(zip(keys, row, strict=True)) for row in rows]
@@ -169,14 +170,26 @@ def prepare(
     columns = internals.result_columns(compiled)
     keys = tuple(str(column.keyname) for column in columns)
     result_processors = tuple(internals.result_processor(column.type, dialect) for column in columns)
-    return Prepared(sql, style, binds, keys, result_processors)
+    custom_plan = style == "dollar" and " LIKE " in sql
+    return Prepared(sql, style, binds, keys, result_processors, custom_plan=custom_plan)
 
 
 async def run(
-    database: Database, style: str, sql: str, arguments: Any, quick: bool = False
+    database: Database,
+    style: str,
+    sql: str,
+    arguments: Any,
+    quick: bool = False,
+    custom_plan: bool = False,
 ) -> Sequence[Sequence[Any]]:
     """Runs on the request's connection (the one `database.connection()` gives this task); a quick
-    qmark read is first offered to the database's accelerator (SQLite: read on the loop's thread)."""
+    qmark read is first offered to the database's accelerator (SQLite: read on the loop's thread).
+
+    `custom_plan` (asyncpg): PostgreSQL plans this statement for the values it is given, never with
+    the generic plan it may keep for a prepared statement after five runs. A `LIKE` on a parameter
+    needs that: not knowing the word, the generic plan of a page walks the key's index and tests every
+    row (18 s for a word found nowhere in a million rows), where the plan for the word reads its few
+    rows from the trigram index (docs/performance.md, "The search index on PostgreSQL")."""
     if quick and style == "qmark":
         rows = accelerator_of(database).read_quick(database, sql, arguments)
         if rows is not None:
@@ -187,7 +200,12 @@ async def run(
         if style == "qmark":
             return await raw.execute_fetchall(sql, arguments)
         if style == "dollar":
-            return await raw.fetch(sql, *arguments)
+            if not custom_plan:
+                return await raw.fetch(sql, *arguments)
+            await raw.execute("SET plan_cache_mode = force_custom_plan")
+            rows = await raw.fetch(sql, *arguments)
+            await raw.execute("RESET plan_cache_mode")  # not reached on failure: a harmless leftover
+            return rows
         async with raw.cursor() as cursor:
             await cursor.execute(sql, arguments)
             return await cursor.fetchall()

@@ -22,6 +22,7 @@ from sqlalchemy.pool import NullPool
 
 from pb_headless import install
 from pb_headless.constructor import ApiTab, ConstructorField, ConstructorSource, ConstructorTable
+from pb_headless.database import statements
 from pb_headless.database.postgresql import search_index
 from pb_headless.query import parse_query
 from pb_headless.query.compiler import compile_list
@@ -226,3 +227,34 @@ async def test_without_the_extension_search_reads_the_table_and_one_message_says
         assert (await answers(host, "search=%D0%BC%D0%B8%D1%80"))[1] == 1
         assert (await answers(host, "filter[title][like]=0%25%20_"))[1] == 1
         assert (await answers(host, "search=stra"))[1] == 1
+
+
+async def test_a_like_statement_is_planned_for_its_word_every_time(site):
+    """A prepared `LIKE` that PostgreSQL would run with its generic plan after five runs (not knowing
+    the word, that plan walks the key's index) is planned for the word on every run, and the
+    connection is left with its own setting. (Without the trigram index, so that even on this small
+    table PostgreSQL would pick the generic plan: a page that walks the key costs it less than
+    sorting what reading the table finds.)"""
+    await search_index.drop_search_index(site.database, "posts")
+    table = (await site.api.snapshot()).catalog["posts"].table
+    pattern = sa.bindparam("pattern", type_=sa.String())
+    page = (
+        sa.select(table.c.id)
+        .where(table.c.published, sa.func.lower(table.c.title).like(sa.func.lower(pattern), escape="!"))
+        .order_by(table.c.id)
+        .limit(20)
+    )
+    prepared = statements.prepare(site.database, page, {"pattern": ("pattern", None)}, constants=True)
+    assert prepared is not None and prepared.custom_plan
+    plain = statements.prepare(site.database, sa.select(table.c.id).where(table.c.id == pattern), {})
+    assert plain is None or not plain.custom_plan
+    async with site.database.connection() as connection:
+        for word in ["%zzyzx%"] * 8:
+            assert await prepared.fetch(site.database, prepared.arguments({"pattern": word})) == []
+        raw = connection.raw_connection
+        counts = await raw.fetchrow(
+            "SELECT generic_plans, custom_plans FROM pg_prepared_statements WHERE statement = $1",
+            prepared.sql,
+        )
+        assert (counts["generic_plans"], counts["custom_plans"]) == (0, 8)
+        assert await raw.fetchval("SHOW plan_cache_mode") == "auto"
