@@ -71,7 +71,15 @@ async def ensure_search_index(
     present = await _present(database, definition)
     wanted = {index_name(definition.name, column): column for column in columns}
     for name in sorted(set(present) - set(wanted)):  # a field no longer searchable: its index goes
-        await drop_index(database, definition.schema, name)
+        try:
+            await drop_index(database, definition.schema, name)
+        except Exception as error:  # not the table's owner: the index stays, only writes pay for it
+            log.warning(
+                "pb_headless: constructor table '%s': %s could not be dropped (%s)",
+                definition.name,
+                name,
+                error,
+            )
     if not columns:
         return ()
     operators = await operator_class(database, definition.name)
@@ -123,7 +131,8 @@ async def drop_search_index(database: Database, table: str, schema: str | None =
 
 
 async def drop_index(database: Database, schema: str | None, name: str) -> None:
-    await database.execute(f"DROP INDEX IF EXISTS {_qualified(schema, name)}")
+    async with database.transaction():  # a savepoint inside the caller's: a refusal stays in it
+        await database.execute(f"DROP INDEX IF EXISTS {_qualified(schema, name)}")
 
 
 async def _present(database: Database, definition: sa.Table) -> list[str]:
