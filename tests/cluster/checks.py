@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+import json
 import os
 import signal
 import tempfile
@@ -153,8 +154,11 @@ async def test_webhooks_from_writes_on_both_instances_are_each_delivered_and_dup
     """A receiver on loopback (allowed by `service_webhooks_allow_private`, docs/webhooks.md) gets an
     event for every create, update and delete made through either instance; both instances run the
     delivery worker. Every change's `webhook-id` must arrive, signed; a `webhook-id` that arrives more
-    than once is a duplicate, counted and printed (at least once allows them; none are expected)."""
+    than once is a duplicate, counted and printed (at least once allows them; none are expected).
+    Meanwhile a change stream opened through nginx sees each row's latest state, no entry twice."""
     cluster.console("settings", "set", "service_webhooks_allow_private", "yes")
+    streamed: list[dict] = []
+    opened = asyncio.Event()
     async with running_receiver() as receiver:
         secret = (
             cluster.console(
@@ -163,12 +167,16 @@ async def test_webhooks_from_writes_on_both_instances_are_each_delivered_and_dup
             .strip()
             .splitlines()[-1]
         )
+        watcher = asyncio.create_task(follow_stream(cluster, token, streamed, opened))
         try:
+            await asyncio.wait_for(opened.wait(), 10)
             started = time.monotonic()
             expected = await write_through_both(cluster, token, rows=HOOKED_ROWS)
             messages = await until_delivered(cluster, receiver, bound=DELIVERY_BOUND)
             delivered_in = time.monotonic() - started
+            await until_streamed(streamed, final_states(expected), bound=10)
         finally:
+            watcher.cancel()
             cluster.console("webhooks", "delete", "cluster")
             cluster.console("settings", "unset", "service_webhooks_allow_private")
 
@@ -188,6 +196,10 @@ async def test_webhooks_from_writes_on_both_instances_are_each_delivered_and_dup
     )
     assert set(arrived) == set(messages)  # each change's webhook-id arrived (and nothing else)
     assert sorted(events.values()) == sorted(expected)  # one message per change, the right change
+    # The stream, through nginx, had each row's latest state, and no entry twice.
+    print(f"stream through nginx: {len(streamed)} events for {len(final_states(expected))} rows")
+    assert len({entry["cursor"] for entry in streamed}) == len(streamed)
+    assert {entry["id"]: entry["op"] for entry in streamed} == final_states(expected)
 
 
 async def test_postgresql_restarted_under_load_gives_503_then_recovers_without_a_restart(cluster, token):
@@ -312,6 +324,37 @@ async def write_through_both(cluster: Cluster, token: str, rows: int) -> list[tu
 
     await asyncio.gather(*(one_client(number) for number in range(HOOK_CLIENTS)))
     return expected
+
+
+def final_states(expected: list[tuple[str, int]]) -> dict[int, str]:
+    """Each written row's last entry on the stream: `delete` for the deleted ones, `upsert` otherwise."""
+    states: dict[int, str] = {}
+    for kind, row_id in expected:
+        states[row_id] = "delete" if kind == "articles.delete" else states.get(row_id, "upsert")
+    return states
+
+
+async def follow_stream(cluster: Cluster, token: str, streamed: list[dict], opened: asyncio.Event) -> None:
+    """The articles' change stream through nginx: every entry it sends, until cancelled."""
+    headers = {**bearer(token), **new_client()}
+    url = cluster.proxy + API + "/changes/articles/stream"
+    async with client() as http, http.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200, await response.aread()
+        async for line in response.aiter_lines():
+            if line == ": stream open":
+                opened.set()
+            elif line.startswith("data: "):
+                streamed.append(json.loads(line.removeprefix("data: ")))
+
+
+async def until_streamed(streamed: list[dict], states: dict[int, str], bound: float) -> None:
+    deadline = time.monotonic() + bound
+    while {entry["id"]: entry["op"] for entry in streamed} != states:
+        if time.monotonic() > deadline:
+            got = {entry["id"]: entry["op"] for entry in streamed}
+            wrong = sum(1 for key, op in states.items() if got.get(key) != op)
+            raise AssertionError(f"after {bound:.0f} s the stream had {wrong} of {len(states)} rows wrong")
+        await asyncio.sleep(0.2)
 
 
 async def until_delivered(cluster: Cluster, receiver, bound: float) -> list[str]:
