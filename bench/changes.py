@@ -1,24 +1,31 @@
-"""What the change log costs and how fast it is (docs/changes.md): a short, self-contained run.
+"""What the change log costs and how fast changes reach apps (docs/changes.md, docs/performance.md).
 
-    .venv/bin/python -m bench.changes [--database sqlite|postgresql|mariadb] [--writes 300]
+    bash bench/run --only changes [--database sqlite|postgresql|mariadb]   # this section alone
+    .venv/bin/python -m bench.changes [--database ...] [--writes 300] [--hooks 60]
+
+`bash bench/run` runs it after pb_headless's table (`--no-changes` leaves it out) and prints its table:
 
 1. p50/p99 of `POST /objects/items` through the API (in process) without the change log
-   (`change_log=False`, no triggers) and with it;
+   (`change_log=False`, no triggers) and with it, the two taking turns after a warm-up;
 2. p50/p99 of the delay from a commit (an INSERT by the site's own code) to its event on a stream
-   served by uvicorn on loopback.
+   served by uvicorn on loopback;
+3. p50/p99 of the delay from a commit to its webhook's arrival at a receiver on loopback
+   (bench/webhook_delay.py), the worker on its default timings.
 
-Run it on a quiet machine for figures worth comparing; it prints one line per figure.
+Run it on a quiet machine for figures worth comparing.
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import statistics
 import tempfile
 import time
 import uuid
+from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
@@ -29,6 +36,7 @@ from sqlalchemy.schema import CreateTable
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
+from bench import webhook_delay
 from pb_headless import ApiRegistry, HeadlessAPI, TokenStore, install
 from pb_headless.database.dialect import dialect_of
 
@@ -43,41 +51,78 @@ items = sa.Table(
     sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
     sa.Column("title", sa.String(200), nullable=False),
 )
+# The same table without a change log: the creates without it go here, taking turns with those to
+# `items`, so both see the same machine (a run on a busy machine drifts; turns cancel the drift).
+plain_items = sa.Table(
+    "bench_plain_items",
+    metadata,
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("title", sa.String(200), nullable=False),
+)
+WARM_UP = 20  # creates of each kind not counted: the first statements of a connection are slower
 
 
-def quantiles(samples: list[float]) -> str:
+@dataclass(frozen=True)
+class Figures:
+    """Milliseconds: (p50, p99) of each measure, and how many samples each has."""
+
+    database: str
+    create_without: tuple[float, float]
+    create_with: tuple[float, float]
+    to_stream: tuple[float, float]
+    to_webhook: tuple[float, float]
+    writes: int
+    hooks: int
+
+
+def p50_p99(samples: list[float]) -> tuple[float, float]:
     ordered = sorted(samples)
     p99 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.99))]
-    return f"p50 {statistics.median(ordered) * 1000:.2f} ms, p99 {p99 * 1000:.2f} ms (n={len(ordered)})"
+    return statistics.median(ordered) * 1000, p99 * 1000
 
 
 def build(database: Database, change_log: bool) -> tuple[HeadlessAPI, Starlette]:
+    """An API publishing `items`; with the change log its triggers go on `bench_items`, without it
+    the object is on `bench_plain_items`, which never gets them."""
     registry = ApiRegistry()
     registry.register(
         "items",
         {
-            "model": items,
+            "model": items if change_log else plain_items,
             "fields": ["title"],
             "writable": ["title"],
             "operations": ["list", "show", "create"],
         },
     )
-    api = HeadlessAPI(database, registry, change_log=change_log, rate_limit=1_000_000)
+    api = HeadlessAPI(database, registry, change_log=change_log, rate_limit=1_000_000, webhooks=False)
     return api, Starlette(routes=[Mount("/api/pb/v1", app=api)])
 
 
-async def creates(app: Starlette, headers: dict[str, str], writes: int) -> list[float]:
-    transport = httpx.ASGITransport(app=app)
-    async with httpx.AsyncClient(transport=transport, base_url="http://bench") as client:
-        await client.get("/api/pb/v1/changes/items", headers=headers)  # installs (or not) the triggers
-        samples = []
-        for number in range(writes):
-            started = time.perf_counter()
-            body = {"title": f"n{number}"}
-            answer = await client.post("/api/pb/v1/objects/items", json=body, headers=headers)
-            samples.append(time.perf_counter() - started)
-            assert answer.status_code == 201, answer.text
-        return samples
+async def creates(
+    database: Database, headers: dict[str, str], writes: int
+) -> tuple[list[float], list[float]]:
+    """Seconds per create through the API without the change log and with it, taking turns."""
+    samples: dict[bool, list[float]] = {False: [], True: []}
+    async with contextlib.AsyncExitStack() as stack:
+        clients = {}
+        for change_log in (False, True):
+            _, app = build(database, change_log)
+            transport = httpx.ASGITransport(app=app)
+            client = httpx.AsyncClient(transport=transport, base_url="http://bench")
+            clients[change_log] = await stack.enter_async_context(client)
+            await client.get("/api/pb/v1/changes/items", headers=headers)  # installs (or not) the triggers
+        for number in range(WARM_UP + writes):
+            for change_log in (number % 2 == 0, number % 2 == 1):
+                started = time.perf_counter()
+                body = {"title": f"n{number}"}
+                answer = await clients[change_log].post(
+                    "/api/pb/v1/objects/items", json=body, headers=headers
+                )
+                elapsed = time.perf_counter() - started
+                assert answer.status_code == 201, answer.text
+                if number >= WARM_UP:
+                    samples[change_log].append(elapsed)
+    return samples[False], samples[True]
 
 
 async def stream_delays(
@@ -119,8 +164,9 @@ async def stream_delays(
     return delays
 
 
-async def main(kind: str, writes: int) -> None:
-    """On PostgreSQL and MariaDB the run works in a database of its own, dropped at the end."""
+async def measure(kind: str, writes: int = 300, hooks: int = 60) -> Figures:
+    """The three measures on `kind`. On PostgreSQL and MariaDB the API's part works in a database of
+    its own, dropped at the end; the webhook part in the tests' private database (tests/support)."""
     private = f"pbbench_{uuid.uuid4().hex[:8]}"
     if kind == "sqlite":
         url = f"sqlite:///{Path(tempfile.mkdtemp()) / 'bench.db'}"
@@ -129,36 +175,41 @@ async def main(kind: str, writes: int) -> None:
             await server.execute(f"CREATE DATABASE {private}")
         url = SERVERS[kind].rsplit("/", 1)[0] + "/" + private
     try:
-        await run(kind, Database(url), writes)
+        without, with_log, stream = await run(kind, Database(url), writes)
     finally:
         if kind != "sqlite":
             async with Database(SERVERS[kind]) as server:
                 await server.execute(f"DROP DATABASE {private}")
+    hooked = await webhook_delay.measure(kind, hooks)
+    return Figures(
+        kind, p50_p99(without), p50_p99(with_log), p50_p99(stream), p50_p99(hooked), writes, len(hooked)
+    )
 
 
-async def run(kind: str, database: Database, writes: int) -> None:
+async def run(kind: str, database: Database, writes: int) -> tuple[list[float], list[float], list[float]]:
+    """Seconds: creates without the change log, with it, and commit → stream event."""
     await database.connect()
     try:
         await install(database)
-        await database.execute(str(CreateTable(items).compile(dialect=dialect_of(database))))
+        for table in (items, plain_items):
+            await database.execute(str(CreateTable(table).compile(dialect=dialect_of(database))))
         _, plain = await TokenStore(database).create(f"bench-{uuid.uuid4().hex[:6]}", "*")
         headers = {"Authorization": f"Bearer {plain}"}
-        for change_log in (False, True):
-            _, app = build(database, change_log)
-            figures = quantiles(await creates(app, headers, writes))
-            print(f"{kind}: create through the API, change log {'on' if change_log else 'off'}: {figures}")
+        without, with_log = await creates(database, headers, writes)
         _, app = build(database, True)
-        figures = quantiles(await stream_delays(database, app, headers, writes))
-        print(f"{kind}: commit to stream event: {figures}")
+        return without, with_log, await stream_delays(database, app, headers, writes)
     finally:
         await database.disconnect()
 
 
 if __name__ == "__main__":
+    from bench import report
+
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--database", default="sqlite", choices=("sqlite", "postgresql", "mariadb"))
     parser.add_argument("--writes", type=int, default=300)
+    parser.add_argument("--hooks", type=int, default=60)
     arguments = parser.parse_args()
-    asyncio.run(main(arguments.database, arguments.writes))
+    print(report.changes_table(asyncio.run(measure(arguments.database, arguments.writes, arguments.hooks))))

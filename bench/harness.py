@@ -5,6 +5,11 @@
     bash bench/run --database postgresql        # pb and the asyncpg floor (peers run on SQLite only)
     bash bench/run --database mariadb           # pb and the aiomysql floor
     bash bench/run --systems pb --duration 5    # a quick look at pb alone
+    bash bench/run --only changes --database postgresql   # the change log section alone
+
+After pb_headless's table comes the change log's section (bench/changes.py, `--no-changes` leaves it
+out): p50 of a create with and without the change log, and p50/p99 from a commit to its stream event
+and to its webhook's arrival, on the database of `--database`.
 
 Each system is started alone on loopback, every answer is checked (status 200, 20 rows, the right
 total), then each request gets a warm-up and a measured `wrk -t2 -c16` run. The table goes to the
@@ -22,7 +27,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import dataset, load, pocketbase, report, servers
+from bench import changes, dataset, load, pocketbase, report, servers
 from bench.kit import KitMissing, kit_dir
 
 WORK = Path(os.environ.get("PB_BENCH_WORK", "/tmp/pb-bench"))
@@ -51,13 +56,24 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--warmup", type=int, default=3)
     parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--threads", type=int, default=2)
-    parser.add_argument("--only", default="", help="comma list of request labels (q0_ping … q6_total)")
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma list of request labels (q0_ping … q6_total) and/or `changes` (the change log section)",
+    )
+    parser.add_argument("--no-changes", action="store_true", help="leave out the change log section")
     parser.add_argument("--reuse", action="store_true", help="reuse the databases of the previous run")
     return parser.parse_args(argv)
 
 
 def main(argv: list[str]) -> int:
     args = arguments(argv)
+    only = {label.strip() for label in args.only.split(",") if label.strip()}
+    wants_changes = (
+        "pb" in args.systems.split(",") and not args.no_changes and (not only or "changes" in only)
+    )
+    if only == {"changes"}:  # the change log section alone: no rows, no wrk, no peers
+        return _changes_section(args.database, None)
     if args.floor_workers is None:
         args.floor_workers = args.workers
     try:
@@ -91,9 +107,8 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     plan = load.Load(args.threads, args.connections, args.duration, args.warmup)
     reqs = load.requests(prepared.expected)
-    if args.only:
-        keep = set(args.only.split(","))
-        reqs = [r for r in reqs if r.label in keep]
+    if only:
+        reqs = [r for r in reqs if r.label in only]
     results: dict[str, dict[str, dict]] = {}
     for name in wanted:
         system = _system(name, prepared, args, work)
@@ -118,6 +133,19 @@ def main(argv: list[str]) -> int:
     (out / "meta.json").write_text(json.dumps(meta))
     print(text)
     print(f"[bench] figures in {out}", file=sys.stderr)
+    return _changes_section(args.database, out) if wants_changes else 0
+
+
+def _changes_section(database: str, out: Path | None) -> int:
+    """The change log's cost and delays (bench/changes.py), printed as their own table."""
+    print(f"[bench] the change log section on {database} …", file=sys.stderr)
+    text = report.changes_table(asyncio.run(changes.measure(database)))
+    if out is None:
+        out = WORK / "results" / f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{database}-changes"
+        out.mkdir(parents=True, exist_ok=True)
+    (out / "changes.md").write_text(text)
+    print(text)
+    print(f"[bench] figures in {out / 'changes.md'}", file=sys.stderr)
     return 0
 
 

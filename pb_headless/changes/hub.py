@@ -79,6 +79,11 @@ class ChangeHub:
             return 0
 
     # -- open streams ------------------------------------------------------------------------------
+    @property
+    def open_streams(self) -> int:
+        """How many streams this instance is serving now."""
+        return sum(self._streams.values())
+
     @contextlib.contextmanager
     def stream_slot(self, token_id: int, table: str) -> Iterator[asyncio.Event]:
         """A place for one stream: 429 past the bound per token; the event is set when `table` moved."""

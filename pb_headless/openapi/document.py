@@ -17,6 +17,7 @@ from pb_headless.openapi.components import security, shared_components
 from pb_headless.openapi.filters import GUIDE
 from pb_headless.openapi.objects import object_operations, object_tag
 from pb_headless.openapi.parts import OperationPart, Parts, Schema, plain_part
+from pb_headless.openapi.webhooks import webhook_operations
 from pb_headless.state.snapshot import Snapshot, SnapshotCache
 
 
@@ -55,7 +56,8 @@ def document_for(
 
 
 def full_document(api: DocumentedApi, server_url: str, snapshot: Snapshot | None = None) -> Schema:
-    """Every object, operation and custom route: the site owner's view (docs page, `pb-headless openapi`).
+    """Every object, operation and custom route, and the webhooks the site sends: the site owner's view
+    (docs page, `pb-headless openapi`).
 
     It documents `snapshot`, by default the one the API compiled last (`await api.startup()` or
     `await api.snapshot()` compiles the current registry version).
@@ -64,7 +66,12 @@ def full_document(api: DocumentedApi, server_url: str, snapshot: Snapshot | None
     if snapshot is None:
         raise RuntimeError("full_document needs the compiled registry: `await api.startup()` first")
     return assemble(
-        parts_of(snapshot, api.routes), server_url, lambda scope: True, title=api.title, version=api.version
+        parts_of(snapshot, api.routes),
+        server_url,
+        lambda scope: True,
+        title=api.title,
+        version=api.version,
+        webhooks=True,
     )
 
 
@@ -79,20 +86,33 @@ def build_parts(snapshot: Snapshot, custom: Sequence[Any]) -> Parts:
     for spec in specs:
         operations += object_operations(spec)
         operations += change_operations(spec)
+        operations += webhook_operations(spec)
     operations += custom_routes.route_operations(custom)
     tags = (service.TAG, *(object_tag(spec) for spec in specs), *((custom_routes.TAG,) if custom else ()))
     return Parts(tags=tags, operations=tuple(plain_part(part) for part in operations))
 
 
 def assemble(
-    parts: Parts, server_url: str, has_scope: Callable[[str], bool], *, title: str, version: str
+    parts: Parts,
+    server_url: str,
+    has_scope: Callable[[str], bool],
+    *,
+    title: str,
+    version: str,
+    webhooks: bool = False,
 ) -> Schema:
-    """Join the operations `has_scope` allows. Parts are shared between documents and never changed."""
-    chosen = [part for part in parts.operations if part.is_callable_with(has_scope)]
+    """Join the operations `has_scope` allows, and with `webhooks` the webhooks the site sends (the
+    site owner's document only: pb_headless/openapi/webhooks.py says why). Parts are shared between
+    documents and never changed."""
+    chosen = [
+        part
+        for part in parts.operations
+        if part.is_callable_with(has_scope) and (webhooks or part.section != "webhooks")
+    ]
     components = {section: dict(entries) for section, entries in _SHARED.items()}
-    paths: dict[str, dict[str, Schema]] = {}
+    sections: dict[str, dict[str, dict[str, Schema]]] = {"paths": {}, "webhooks": {}}
     for part in chosen:
-        paths.setdefault(part.path, {})[part.method] = part.operation
+        sections[part.section].setdefault(part.path, {})[part.method] = part.operation
         for section, entries in part.components.items():
             components.setdefault(section, {}).update(entries)
     used_tags = {tag for part in chosen for tag in part.operation.get("tags", ())}
@@ -102,7 +122,8 @@ def assemble(
         "servers": [{"url": server_url}],
         "security": security(None),
         "tags": [tag.as_dict() for tag in parts.tags if tag.name in used_tags],
-        "paths": paths,
+        "paths": sections["paths"],
+        **({"webhooks": sections["webhooks"]} if sections["webhooks"] else {}),
         "components": components,
     }
 

@@ -15,7 +15,9 @@ class OperationPart:
 
     `scope` is what a token needs to call it (None: any live token). `components` are the component
     schemas, parameters and responses it refers to beyond the shared ones, by section
-    (`{"schemas": {...}}`), so a document carries only what its operations use.
+    (`{"schemas": {...}}`), so a document carries only what its operations use. `section` is where it
+    goes: `paths` (keyed by `path`), or `webhooks` (keyed by the webhook's name, in `path`), for the
+    requests the site sends rather than answers.
     """
 
     path: str
@@ -23,6 +25,7 @@ class OperationPart:
     scope: str | None
     operation: Schema
     components: Mapping[str, Mapping[str, Schema]] = field(default_factory=dict)
+    section: str = "paths"
 
     def is_callable_with(self, has_scope: Callable[[str], bool]) -> bool:
         return self.scope is None or has_scope(self.scope)
@@ -40,7 +43,7 @@ def plain(value: Any) -> Any:
 
 def plain_part(part: OperationPart) -> OperationPart:
     components = {section: plain(dict(entries)) for section, entries in part.components.items()}
-    return OperationPart(part.path, part.method, part.scope, plain(part.operation), components)
+    return OperationPart(part.path, part.method, part.scope, plain(part.operation), components, part.section)
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,14 +4,16 @@ commit, resumes after `Last-Event-ID` with nothing lost and nothing twice, and e
 from __future__ import annotations
 
 import asyncio
+import json
 import signal
+import socket
 
 import httpx
 import pytest
 
 from pb_headless.changes import stream as stream_module
 from tests.support.demo import articles, create_demo, demo_registry
-from tests.support.live import event_stream, serving
+from tests.support.live import Event, event_stream, serving
 from tests.support.server import answers, free_port, log_tail, running, uvicorn_command, wait_until
 
 STREAM = "/api/pb/v1/changes/articles/stream"
@@ -148,3 +150,82 @@ async def test_uvicorn_stops_on_sigterm_while_a_stream_is_open(demo, tmp_path):
             code = await asyncio.to_thread(process.wait, 20)
     # uvicorn ends a graceful shutdown by raising the signal it caught again: -15 is that exit.
     assert code in (0, -signal.SIGTERM), log_tail(log)
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+async def test_a_client_that_stops_reading_is_cut_off_and_a_fresh_one_resumes_where_it_ended(demo, tmp_path):
+    """A client that opens the stream and then reads nothing while 10 MB of changes commit: the
+    server stops writing to it once its buffer is full, ends the stream after SEND_TIMEOUT (one second
+    here) and frees its place; the client then finds the end of the connection after less than all of
+    it, and a fresh client resuming with Last-Event-ID has every change exactly once."""
+    plain = await demo.token("articles.read")
+    port = free_port()
+    log = tmp_path / "uvicorn.log"
+    environment = {"PB_TEST_SERVER_DATABASE": str(demo.database.url), "PB_TEST_STREAM_SEND_TIMEOUT": "1"}
+    rows = [
+        {"id": key, "title": f"row {key}", "body": "x" * 4000, "published": True} for key in range(1000, 3500)
+    ]
+    with running(uvicorn_command("tests.servers.changes_app:app", port), environment, log) as process:
+        base = f"http://127.0.0.1:{port}"
+        await asyncio.to_thread(wait_until, process, log, lambda: answers(base + "/ready"))
+        slow = await asyncio.to_thread(open_without_reading, port, STREAM, demo.auth(plain))
+        async with httpx.AsyncClient(base_url=base, timeout=30) as client:
+            assert (await client.get("/streams")).text == "1"
+            async with demo.database.transaction():
+                await demo.database.execute_many(articles.insert(), rows)  # 10 MB of events
+            await until_no_stream_is_open(client)
+            held = await asyncio.to_thread(read_to_the_end, slow)  # what the server held, then the end
+            received = events_in(held)
+            resumed = {**demo.auth(plain), "Last-Event-ID": received[-1].id}
+            async with event_stream(client, STREAM, resumed) as events:
+                received += await events.take(len(rows) - len(received))
+    assert 0 < len(events_in(held)) < len(rows) and len(held) < len(rows) * 4000 // 2, len(held)
+    assert [event.data["id"] for event in received] == [row["id"] for row in rows], log_tail(log)
+
+
+def open_without_reading(port: int, path: str, headers: dict[str, str]) -> socket.socket:
+    """A stream request on a plain socket with a small receive buffer, read up to the stream's opening
+    comment and then left alone (an asyncio reader would go on reading into memory by itself)."""
+    sock = socket.socket()
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)  # before connecting: the window stays small
+    sock.settimeout(10)
+    sock.connect(("127.0.0.1", port))
+    lines = "".join(f"{name}: {value}\r\n" for name, value in headers.items())
+    sock.sendall(f"GET {path} HTTP/1.1\r\nHost: 127.0.0.1\r\n{lines}\r\n".encode())
+    head = b""
+    while not head.endswith(b"stream open\n\n\r\n"):
+        head += sock.recv(1)
+    assert head.startswith(b"HTTP/1.1 200 "), head
+    return sock
+
+
+def read_to_the_end(sock: socket.socket) -> bytes:
+    """Everything the server sends until it closes the connection (a timeout if it never does)."""
+    sock.settimeout(30)
+    received = []
+    while chunk := sock.recv(65536):
+        received.append(chunk)
+    sock.close()
+    return b"".join(received)
+
+
+async def until_no_stream_is_open(client: httpx.AsyncClient, bound: float = 60) -> None:
+    for _ in range(int(bound / 0.1)):
+        if (await client.get("/streams")).text == "0":
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"the stream of the client that reads nothing was still open after {bound:.0f} s")
+
+
+def events_in(raw: bytes) -> list[Event]:
+    """The whole events in a raw chunked body (a chunk's size line is not part of any event line)."""
+    found = []
+    for block in raw.replace(b"\r\n", b"\n").split(b"\n\n"):
+        fields = dict(
+            line.decode().split(": ", 1)
+            for line in block.split(b"\n")
+            if line[:4] in (b"even", b"id: ", b"data")
+        )
+        if {"event", "id", "data"} <= set(fields):
+            found.append(Event(fields["event"], fields["id"], json.loads(fields["data"])))
+    return found

@@ -9,6 +9,8 @@ instance, when a check must know which one answers. docs/deployment.md describes
 from __future__ import annotations
 
 import asyncio
+import itertools
+import json
 import os
 import signal
 import tempfile
@@ -18,15 +20,22 @@ from pathlib import Path
 
 import httpx
 import pytest
+import sqlalchemy as sa
 from databases import Database
+from standardwebhooks import Webhook
 
 from examples.site.definitions import create_content_table
 from pb_headless.constructor import ApiTab, ConstructorField
 from pb_headless.constructor.store import ApiTabStore
 from pb_headless.settings import SettingsStore
+from pb_headless.tables import webhook_tables
 from tests.cluster.harness import API, Cluster, client, is_alive, new_client, wait_for_exit
 from tests.cluster.load import Load, create_articles
+from tests.webhooks.receiver import running_receiver
 
+HOOKED_ROWS = 120  # articles created for the webhook check (plus an update of half, a delete of a quarter)
+HOOK_CLIENTS = 6
+DELIVERY_BOUND = 60.0  # seconds within which every webhook must have been delivered
 OUTAGE = 3.0  # seconds PostgreSQL stays down
 RECOVERY_BOUND = 10.0  # seconds within which the API must answer again once it is back
 
@@ -139,6 +148,60 @@ async def test_2000_creates_from_16_clients_over_both_instances_leave_exactly_th
     assert len(rows) == 2000
 
 
+async def test_webhooks_from_writes_on_both_instances_are_each_delivered_and_duplicates_counted(
+    cluster, token
+):
+    """A receiver on loopback (allowed by `service_webhooks_allow_private`, docs/webhooks.md) gets an
+    event for every create, update and delete made through either instance; both instances run the
+    delivery worker. Every change's `webhook-id` must arrive, signed; a `webhook-id` that arrives more
+    than once is a duplicate, counted and printed (at least once allows them; none are expected).
+    Meanwhile a change stream opened through nginx sees each row's latest state, no entry twice."""
+    cluster.console("settings", "set", "service_webhooks_allow_private", "yes")
+    streamed: list[dict] = []
+    opened = asyncio.Event()
+    async with running_receiver() as receiver:
+        secret = (
+            cluster.console(
+                "webhooks", "create", "--name", "cluster", "--url", receiver.url, "--objects", "articles"
+            )
+            .strip()
+            .splitlines()[-1]
+        )
+        watcher = asyncio.create_task(follow_stream(cluster, token, streamed, opened))
+        try:
+            await asyncio.wait_for(opened.wait(), 10)
+            started = time.monotonic()
+            expected = await write_through_both(cluster, token, rows=HOOKED_ROWS)
+            messages = await until_delivered(cluster, receiver, bound=DELIVERY_BOUND)
+            delivered_in = time.monotonic() - started
+            await until_streamed(streamed, final_states(expected), bound=10)
+        finally:
+            watcher.cancel()
+            cluster.console("webhooks", "delete", "cluster")
+            cluster.console("settings", "unset", "service_webhooks_allow_private")
+
+    verifier = Webhook(secret)
+    arrived: dict[str, int] = {}
+    events: dict[str, tuple[str, int]] = {}
+    for post in receiver.received:
+        verifier.verify(post.body, post.headers)  # raises on a bad signature
+        message = post.headers["webhook-id"]
+        arrived[message] = arrived.get(message, 0) + 1
+        events[message] = (post.event["type"], post.event["data"]["id"])
+    duplicates = sum(count - 1 for count in arrived.values())
+    print(
+        f"\nwebhooks: {len(expected)} changes through both instances → {len(receiver.received)} POSTs, "
+        f"{len(arrived)} distinct webhook-ids, {duplicates} duplicate(s); all delivered "
+        f"{delivered_in:.1f} s after the first write"
+    )
+    assert set(arrived) == set(messages)  # each change's webhook-id arrived (and nothing else)
+    assert sorted(events.values()) == sorted(expected)  # one message per change, the right change
+    # The stream, through nginx, had each row's latest state, and no entry twice.
+    print(f"stream through nginx: {len(streamed)} events for {len(final_states(expected))} rows")
+    assert len({entry["cursor"] for entry in streamed}) == len(streamed)
+    assert {entry["id"]: entry["op"] for entry in streamed} == final_states(expected)
+
+
 async def test_postgresql_restarted_under_load_gives_503_then_recovers_without_a_restart(cluster, token):
     pids = cluster.instance_pids()
     async with Load(cluster.proxy, token, workers=8) as load:
@@ -227,6 +290,99 @@ async def test_sigterm_lets_requests_in_flight_complete(cluster, token):
 
 
 # -- helpers ----------------------------------------------------------------------------------------
+async def write_through_both(cluster: Cluster, token: str, rows: int) -> list[tuple[str, int]]:
+    """`rows` creates, then an update of every other row and a delete of every fourth, each write
+    sent to the instance the previous one did not go to; the events they must cause, as
+    (type, id)."""
+    expected: list[tuple[str, int]] = []
+    turn = itertools.count()
+
+    def base() -> str:
+        return cluster.instances[next(turn) % 2] + API + "/objects/articles"
+
+    async def one_client(number: int) -> None:
+        headers = {**bearer(token), **new_client()}
+        async with client() as http:
+            for index in range(number, rows, HOOK_CLIENTS):
+                created = await http.post(
+                    base(), headers=headers, json={"title": f"cluster-hook-{index}", "category": "news"}
+                )
+                assert created.status_code == 201, created.text
+                row_id = created.json()["data"]["id"]
+                expected.append(("articles.create", row_id))
+                if index % 2 == 0:
+                    changed = await http.patch(
+                        f"{base()}/{row_id}", headers=headers, json={"title": "changed"}
+                    )
+                    assert changed.status_code == 200, changed.text
+                    expected.append(("articles.update", row_id))
+                if index % 4 == 0:
+                    deleted = await http.delete(f"{base()}/{row_id}", headers=headers)
+                    assert deleted.status_code == 204, deleted.text
+                    expected.append(("articles.delete", row_id))
+                headers.update(new_client())  # a new client every few writes: the rate limit stays out of it
+
+    await asyncio.gather(*(one_client(number) for number in range(HOOK_CLIENTS)))
+    return expected
+
+
+def final_states(expected: list[tuple[str, int]]) -> dict[int, str]:
+    """Each written row's last entry on the stream: `delete` for the deleted ones, `upsert` otherwise."""
+    states: dict[int, str] = {}
+    for kind, row_id in expected:
+        states[row_id] = "delete" if kind == "articles.delete" else states.get(row_id, "upsert")
+    return states
+
+
+async def follow_stream(cluster: Cluster, token: str, streamed: list[dict], opened: asyncio.Event) -> None:
+    """The articles' change stream through nginx: every entry it sends, until cancelled."""
+    headers = {**bearer(token), **new_client()}
+    url = cluster.proxy + API + "/changes/articles/stream"
+    async with client() as http, http.stream("GET", url, headers=headers) as response:
+        assert response.status_code == 200, await response.aread()
+        async for line in response.aiter_lines():
+            if line == ": stream open":
+                opened.set()
+            elif line.startswith("data: "):
+                streamed.append(json.loads(line.removeprefix("data: ")))
+
+
+async def until_streamed(streamed: list[dict], states: dict[int, str], bound: float) -> None:
+    deadline = time.monotonic() + bound
+    while {entry["id"]: entry["op"] for entry in streamed} != states:
+        if time.monotonic() > deadline:
+            got = {entry["id"]: entry["op"] for entry in streamed}
+            wrong = sum(1 for key, op in states.items() if got.get(key) != op)
+            raise AssertionError(f"after {bound:.0f} s the stream had {wrong} of {len(states)} rows wrong")
+        await asyncio.sleep(0.2)
+
+
+async def until_delivered(cluster: Cluster, receiver, bound: float) -> list[str]:
+    """The `webhook-id`s of the endpoint's deliveries once none is pending and each has reached the
+    receiver; fails when that takes longer than `bound` seconds."""
+    deliveries = webhook_tables.deliveries
+    query = (
+        sa.select(deliveries.c.message_id, deliveries.c.status)
+        .join(webhook_tables.webhooks, webhook_tables.webhooks.c.id == deliveries.c.webhook_id)
+        .where(webhook_tables.webhooks.c.name == "cluster")
+    )
+    deadline = time.monotonic() + bound
+    async with Database(cluster.database_url) as database:
+        while True:
+            rows = await database.fetch_all(query)
+            statuses_ = {row._mapping["status"] for row in rows}
+            received = {post.headers["webhook-id"] for post in receiver.received}
+            messages = [row._mapping["message_id"] for row in rows]
+            if rows and statuses_ == {"success"} and set(messages) <= received:
+                return messages
+            if time.monotonic() > deadline:
+                raise AssertionError(
+                    f"after {bound:.0f} s: {len(rows)} deliveries, statuses {statuses_}, "
+                    f"{len(set(messages) - received)} not received"
+                )
+            await asyncio.sleep(0.2)
+
+
 async def statuses(
     http: httpx.AsyncClient, bases: list[str], path: str, headers: dict[str, str]
 ) -> list[int]:

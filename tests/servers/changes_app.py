@@ -1,5 +1,7 @@
 """A uvicorn process serving the demo objects on PB_TEST_SERVER_DATABASE (demo tables created, library
-installed), for the change stream's shutdown test: the process must exit on SIGTERM with a stream open."""
+installed), for the change stream's tests that need a server of their own: the process must exit on
+SIGTERM with a stream open; a client that stops reading is cut off after PB_TEST_STREAM_SEND_TIMEOUT
+seconds (the library's 30 s otherwise), which `/streams` (the streams open now) lets a test see."""
 
 from __future__ import annotations
 
@@ -12,11 +14,13 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
 from pb_headless import HeadlessAPI
+from pb_headless.changes import stream
 from tests.support.demo import demo_registry
 from tests.support.lifespan import api_lifespan
 
 database = Database(os.environ["PB_TEST_SERVER_DATABASE"])
 api = HeadlessAPI(database, demo_registry())
+stream.SEND_TIMEOUT = float(os.environ.get("PB_TEST_STREAM_SEND_TIMEOUT", stream.SEND_TIMEOUT))
 
 
 lifespan = api_lifespan(database, api)
@@ -26,4 +30,11 @@ async def ready(request: Request) -> PlainTextResponse:
     return PlainTextResponse("ready")
 
 
-app = Starlette(routes=[Route("/ready", ready), Mount("/api/pb/v1", app=api)], lifespan=lifespan)
+async def streams(request: Request) -> PlainTextResponse:
+    return PlainTextResponse(str(api.changes.open_streams))
+
+
+app = Starlette(
+    routes=[Route("/ready", ready), Route("/streams", streams), Mount("/api/pb/v1", app=api)],
+    lifespan=lifespan,
+)

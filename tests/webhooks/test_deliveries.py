@@ -32,6 +32,27 @@ async def test_a_created_row_arrives_signed_so_the_standardwebhooks_package_veri
     assert verified["timestamp"].endswith("Z")
 
 
+async def test_writes_through_the_api_site_code_and_plain_sql_each_arrive_once(site):
+    await site.hook()
+    headers = site.host.auth(await site.host.token("articles.write"))
+    created = await site.host.client.post(
+        "/api/pb/v1/objects/articles", json={"title": "By the API"}, headers=headers
+    )
+    assert created.status_code == 201, created.text
+    await site.database.execute(articles.insert().values(id=50, title="By the site's code", published=True))
+    await site.database.execute(
+        "INSERT INTO demo_articles (id, title, published) VALUES (51, 'By plain SQL', TRUE)"
+    )
+    await site.deliver()
+
+    events = [(post.event["type"], post.event["data"]["id"]) for post in site.receiver.received]
+    assert sorted(events, key=str) == sorted(
+        [("articles.create", created.json()["data"]["id"]), ("articles.create", 50), ("articles.create", 51)],
+        key=str,
+    )
+    assert len({post.headers["webhook-id"] for post in site.receiver.received}) == 3
+
+
 async def test_a_body_changed_on_the_way_fails_verification(site):
     secret = await site.hook()
     await create_row(site.database, articles, NEW_ARTICLE)
