@@ -27,7 +27,13 @@ from pb_headless.query.compiler import (
 from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.estimates import estimated_total
 from pb_headless.query.planner import ListPlan, ShowPlan
-from pb_headless.query.prepared import list_statements, plan_values, seek_statements, show_statement
+from pb_headless.query.prepared import (
+    cursor_statement,
+    list_statements,
+    plan_values,
+    seek_statements,
+    show_statement,
+)
 from pb_headless.query.render import Row, render_record, render_records
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
 
@@ -103,6 +109,10 @@ async def _page_rows(
 ) -> Sequence[Row]:
     if plan.limit <= 0:
         return []
+    if plan.cursor is not None:
+        cursor_page = cursor_statement(database, caches, spec, plan, dialect)
+        if cursor_page is not None:
+            return await cursor_page.fetch(database, cursor_page.arguments(plan_values(plan)))
     if prepared is None or plan.cursor is not None:
         return await _rows_of(database, spec.query)(compile_list(spec, plan, dialect)[0])
     values = plan_values(plan)
