@@ -107,7 +107,7 @@ async def run(kind: str, rows: int, times: int, reuse: bool) -> None:
             (f"cursor page after row {deep_at:,}", f"limit=20&after={deep}", {}, 200),
         ]
         print(f"{kind}, {rows:,} rows, {times} requests each, one at a time")
-        print(f"| request | CPU µs/request | wall p50 µs |\n|---|---:|---:|")
+        print("| request | CPU µs/request | wall p50 µs |\n|---|---:|---:|")
         for label, query, extra, status in requests:
             figures = await measure(app, query, {**auth, **extra}, status, times)
             print(f"| {label} | {figures['cpu_us']:.0f} | {figures['wall_p50_us']:.0f} |")
