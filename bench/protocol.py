@@ -85,7 +85,7 @@ async def run(kind: str, rows: int, times: int, reuse: bool) -> None:
         url, token = json.loads(saved.read_text())
     else:
         started = time.monotonic()
-        url, token = await dataset.build_pb(kind, rows, work)
+        url, token = await dataset.build_pb(kind, rows, work, role="protocol")
         saved.write_text(json.dumps([url, token]))
         print(f"[bench] {rows:,} rows on {kind} in {time.monotonic() - started:.0f} s")
     app = create_app(url)
