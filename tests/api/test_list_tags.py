@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pb_headless import ApiRegistry
+from pb_headless.changes import prune
 from pb_headless.changes.triggers import sync_triggers
 from pb_headless.http.conditional import entity_tag
 from tests.support.demo import DECLARATIONS, articles, demo_registry
@@ -119,3 +120,13 @@ async def test_an_object_narrowed_by_a_query_keeps_the_digest_of_its_body(demo, 
     response = await host.client.get(f"{API}/articles", headers=host.headers)
     assert response.status_code == 200, response.text
     assert response.headers["etag"] == entity_tag(response.content)
+
+
+async def test_a_table_whose_log_entries_were_pruned_keeps_its_tag_and_never_gets_an_old_one(reader):
+    first = await _tag(reader, "articles")
+    await reader.database.execute("UPDATE demo_articles SET views = 1 WHERE id = 1")
+    second = await _tag(reader, "articles")
+    assert await prune(reader.database, -1) > 0  # every entry goes: the table has none left
+    assert await _tag(reader, "articles") == second  # nothing changed since: the same tag
+    assert second != first
+    assert await _revalidated(reader, "articles", first) == 200
