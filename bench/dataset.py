@@ -139,15 +139,16 @@ async def _fresh_server_database(kind: str, name: str) -> str:
     return f"{server}/{name}"
 
 
-async def build_pb(kind: str, rows: int, work: Path) -> tuple[str, str]:
-    """The host's database: library tables, the published constructor table, its rows, a read token."""
+async def build_pb(kind: str, rows: int, work: Path, role: str = "pb") -> tuple[str, str]:
+    """The host's database: library tables, the published constructor table, its rows, a read token.
+    On a server the database is `pb_bench_<role>_<rows>`: another role keeps another run's apart."""
     if kind == "sqlite":
         path = work / "pb.db"
         for suffix in ("", "-wal", "-shm"):
             Path(f"{path}{suffix}").unlink(missing_ok=True)
         url = f"sqlite:///{path}"
     else:
-        url = await _fresh_server_database(kind, database_name(kind, rows, "pb"))
+        url = await _fresh_server_database(kind, database_name(kind, rows, role))
     database = Database(url)
     await database.connect()
     try:

@@ -16,7 +16,7 @@ from pb_headless.changes.endpoints import changes_endpoint
 from pb_headless.custom_routes import run_endpoint
 from pb_headless.errors import Forbidden, MethodNotAllowed, NotFound, UnknownObject
 from pb_headless.http.responses import OBJECT_CACHING
-from pb_headless.idempotency.requests import once
+from pb_headless.idempotency.requests import Claim, once
 from pb_headless.operations import Operation
 from pb_headless.registry import ObjectSpec
 
@@ -60,8 +60,8 @@ async def _object(context: RequestContext, request: Request, found: Match) -> Re
     handler = HANDLERS[operation]
     if operation is Operation.CREATE:  # a POST a client may send again with its Idempotency-Key
 
-        def create() -> Awaitable[Response]:
-            return handler(context, request, spec, found.record_id)
+        def create(claim: Claim | None) -> Awaitable[Response]:
+            return writes.create_record(context, request, spec, found.record_id, claim)
 
         return await once(context.database, request, principal.token.id, context.body.content, create)
     return await handler(context, request, spec, found.record_id)

@@ -12,9 +12,10 @@ from starlette.responses import Response
 from pb_headless.api.context import RequestContext
 from pb_headless.api.cursor_links import cursor_links, page_cursors
 from pb_headless.api.handling import applied_handling
+from pb_headless.api.list_tags import list_tag
 from pb_headless.api.records import record_key
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
-from pb_headless.http.conditional import OBJECT_VARY, conditional
+from pb_headless.http.conditional import OBJECT_VARY, conditional, not_modified
 from pb_headless.http.responses import OBJECT_CACHING, json_response
 from pb_headless.query import parse_query, plan_list, plan_show
 from pb_headless.query.executor import ListPage, fetch_by_key, fetch_page
@@ -30,8 +31,17 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     preference = applied_handling(request, plan.ignored)
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
+    derived = await list_tag(context, request, spec, plan)  # before the page: see api/list_tags.py
+    if derived is not None and (unchanged := not_modified(request.headers, derived[0], OBJECT_CACHING)):
+        return unchanged
     page = await fetch_page(
-        context.database, spec, plan, context.dialect, context.caches, context.data_version
+        context.database,
+        spec,
+        plan,
+        context.dialect,
+        context.caches,
+        context.data_version,
+        written=None if derived is None else derived[1],
     )
     keyset = plan.cursor is not None
     positions = page_cursors(plan, page)
@@ -64,7 +74,7 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     body = {"data": page.records, "meta": meta, "links": links}
     headers = {**truncation_headers(page.truncated), **preference}
     response = json_response(body, headers=headers, cache=OBJECT_CACHING)
-    return conditional(request.headers, response)
+    return conditional(request.headers, response, None if derived is None else derived[0])
 
 
 def _has_more(plan: ListPlan, page: ListPage, positions: dict[str, str | None]) -> bool:

@@ -28,6 +28,7 @@ from pb_headless.database.oneoff import fetch_row
 from pb_headless.database.transactions import write_transaction
 from pb_headless.errors import BadRequest, NotFound, UnsupportedMediaType, ValidationFailed
 from pb_headless.http.responses import OBJECT_CACHING, empty_response, json_response
+from pb_headless.idempotency.requests import Claim
 from pb_headless.query import compile_show, fetch_one, parse_query, plan_show, render_record
 from pb_headless.query.planner import ShowPlan
 from pb_headless.registry import ObjectSpec
@@ -37,7 +38,11 @@ _NO_PARAMETERS = parse_query(())
 LOCK_TIMEOUT = 5.0  # seconds a MariaDB writer waits for a unique value's named lock
 
 
-async def create_record(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
+async def create_record(
+    context: RequestContext, request: Request, spec: ObjectSpec, _: str, claim: Claim | None = None
+) -> Response:
+    """201 with the record; under an `Idempotency-Key`, the answer is kept in the insert's own
+    transaction (`claim`), so it exists if and only if the row does."""
     values = _checked(spec, json_body(request.headers, context), partial=False)
     sent = frozenset(values)
     if spec.published is not None and spec.published.name not in values:
@@ -50,13 +55,15 @@ async def create_record(context: RequestContext, request: Request, spec: ObjectS
         await check_unique(database, dialect, spec, values, exclude=None)
         key = await _insert(context, spec, values, sent)
         record, addressable = await _read_back(context, spec, key)
-    # A row the object does not serve (created unpublished, or outside `query`) has no address.
-    headers = {"Location": record_address(context.api_root, spec, key)} if addressable else {}
-    if addressable:
-        headers.update(tag_headers(context, spec, record))
-    return json_response(
-        {"data": _visible(context, spec, record)}, status_code=201, headers=headers, cache=OBJECT_CACHING
-    )
+        # A row the object does not serve (created unpublished, or outside `query`) has no address.
+        headers = {"Location": record_address(context.api_root, spec, key)} if addressable else {}
+        if addressable:
+            headers.update(tag_headers(context, spec, record))
+        body = {"data": _visible(context, spec, record)}
+        response = json_response(body, status_code=201, headers=headers, cache=OBJECT_CACHING)
+        if claim is not None:
+            await claim.keep(response)
+    return response
 
 
 async def update_record(

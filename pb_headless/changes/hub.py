@@ -49,6 +49,9 @@ class ChangeHub:
         self.poll_interval = poll_interval
         self.closing = False
         self._synced: Any = None
+        # The tables whose triggers the last sync saw in place: their rows' changes all reach the log,
+        # so a list of them may take its ETag from the log (api/list_tags.py).
+        self.covered: frozenset[str] = frozenset()
         self._sync_lock = asyncio.Lock()
         self._streams: dict[int, int] = {}  # token id → open streams on this instance
         self._waiters: dict[str, set[asyncio.Event]] = {}  # table → one event per open stream
@@ -65,7 +68,7 @@ class ChangeHub:
         if self._synced != version:
             async with self._sync_lock:
                 if self._synced != version:
-                    await sync_triggers(self.database, tables)
+                    self.covered = await sync_triggers(self.database, tables)
                     self._synced = version
         if time.monotonic() >= self._next_prune and (self._pruning is None or self._pruning.done()):
             self._next_prune = time.monotonic() + PRUNE_EVERY

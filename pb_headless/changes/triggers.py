@@ -67,8 +67,9 @@ async def present_triggers(database: Database) -> dict[str, str]:
     return {str(row[0]): str(row[1]) for row in rows if str(row[0]).startswith(PREFIX)}
 
 
-async def sync_triggers(database: Database, tables: Mapping[str, str]) -> None:
-    """Make the change-log triggers exactly those of `tables` (table → key column).
+async def sync_triggers(database: Database, tables: Mapping[str, str]) -> frozenset[str]:
+    """Make the change-log triggers exactly those of `tables` (table → key column); the tables whose
+    every trigger is in place (a table the database refused one for is not among them).
 
     Safe to run from several instances at once: every statement is one another instance may already
     have run (`IF NOT EXISTS`, `IF EXISTS`, or a duplicate refused and ignored).
@@ -80,8 +81,9 @@ async def sync_triggers(database: Database, tables: Mapping[str, str]) -> None:
         if wanted.get(name) != table:
             await database.execute(_drop(dialect, name, table))
     missing = {name: table for name, table in wanted.items() if present.get(name) != table}
+    refused: set[str] = set()
     if not missing:
-        return
+        return frozenset(tables)
     if dialect == "postgresql":
         await _create_pg_function(database)
     for name, table in missing.items():
@@ -94,6 +96,8 @@ async def sync_triggers(database: Database, tables: Mapping[str, str]) -> None:
                 raise
             # A view, or a database user without the TRIGGER privilege: serving goes on, unrecorded.
             log.warning("pb_headless: no change log for table %s: its trigger was refused: %s", table, error)
+            refused.add(table)
+    return frozenset(tables) - refused
 
 
 # PostgreSQL refuses two CREATE OR REPLACE FUNCTION of one function at once ("tuple concurrently

@@ -1,7 +1,8 @@
 """Entity tags and conditional requests (`ETag`, `If-None-Match`, `If-Match`) — docs/caching.md.
 
-A tag is a digest of the answer's body: the same request against the same data gives the same tag
-on every instance, and any change to the body changes it. `If-None-Match` compares weakly (a `W/`
+A tag is a digest of the answer's body, or of what determines it (a list's tag from the change log,
+api/list_tags.py): the same request against the same data gives the same tag on every instance, and
+any change to the body changes it. `If-None-Match` compares weakly (a `W/`
 tag matches its strong twin), `If-Match` strongly (a weak tag never matches), as RFC 9110 says.
 """
 
@@ -58,12 +59,21 @@ def strong_match(header: str, tag: str | None) -> bool:
     return tags is None or tag in tags
 
 
-def conditional(headers: Headers, response: Response) -> Response:
-    """The 200 `response` with its `ETag` and `Vary`, or a 304 when the client's copy is current."""
-    tag = entity_tag(bytes(response.body))
+def conditional(headers: Headers, response: Response, tag: str | None = None) -> Response:
+    """The 200 `response` with its `ETag` (`tag`, or the digest of its body) and `Vary`, or a 304 when
+    the client's copy is current."""
+    tag = tag or entity_tag(bytes(response.body))
     response.headers["ETag"] = tag
     response.headers["Vary"] = OBJECT_VARY
     if not none_match(headers.get("if-none-match"), tag):
         return response
     kept = {name: value for name, value in response.headers.items() if name in _KEPT_ON_304}
     return Response(status_code=304, headers=kept)
+
+
+def not_modified(headers: Headers, tag: str, cache: str) -> Response | None:
+    """The 304 for a client whose copy is current, decided before the answer is made (its tag derived
+    from what determines the body); None when the answer must be made."""
+    if not none_match(headers.get("if-none-match"), tag):
+        return None
+    return Response(status_code=304, headers={"ETag": tag, "Cache-Control": cache, "Vary": OBJECT_VARY})

@@ -3,6 +3,11 @@
 Same token, key, path and body as a kept answer → that answer again with `Idempotent-Replayed: true`,
 nothing written. Same key with another path or body → 422. While the first request runs → 409 with
 `Retry-After`. An answer of 500 or more is not kept, so the client's retry runs (docs/caching.md).
+
+A create keeps its answer inside its own write transaction (`Claim.keep`), so the answer commits if
+and only if the row does: a process that dies between the two cannot leave a row whose retry writes
+it again. Answers that write nothing (a 4xx) are kept after the request, as is whatever a handler
+did not keep itself.
 """
 
 from __future__ import annotations
@@ -11,6 +16,7 @@ import contextlib
 import hashlib
 import re
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 
 import orjson
 from databases import Database
@@ -33,33 +39,58 @@ _KEY = re.compile(r"[\x21-\x7e]{1,255}")  # visible ASCII: no spaces, no control
 _KEPT_HEADERS = ("location", "etag", "content-type", "x-truncated-relations")
 
 
+@dataclass(slots=True)
+class Claim:
+    """This request's hold on its key, handed to the handler so it can keep its answer in its write."""
+
+    database: Database
+    token_id: int
+    key: str
+    kept: bool = False
+
+    async def keep(self, response: Response) -> None:
+        """Keep `response` now, inside the caller's write transaction: it commits with the write, and a
+        rollback takes it back (the claim then has no answer and is released)."""
+        if response.status_code < 500:
+            await store.keep(self.database, self.token_id, self.key, response.status_code, _kept(response))
+            self.kept = True
+
+
 async def once(
-    database: Database, request: Request, token_id: int, body: bytes, run: Callable[[], Awaitable[Response]]
+    database: Database,
+    request: Request,
+    token_id: int,
+    body: bytes,
+    run: Callable[[Claim | None], Awaitable[Response]],
 ) -> Response:
-    """`run()`'s answer, or the kept answer of the same request sent earlier with the same key."""
+    """`run(claim)`'s answer, or the kept answer of the same request sent earlier with the same key."""
     key = request.headers.get(HEADER)
     if key is None:
-        return await run()
+        return await run(None)
     if not _KEY.fullmatch(key):
         raise BadRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.")
     request_hash = _request_hash(request, body)
     found = await store.claim(database, token_id, key, request_hash)
     if found is not None:
         return _repeat(found, request_hash)
+    claim = Claim(database, token_id, key)
     try:
-        response = await run()
+        response = await run(claim)
     except ApiError as error:
         if error.status_code >= 500:
             await _release(database, token_id, key)
             raise
         response = error_response(error)  # a client error is the answer too: kept like any other
+        claim.kept = False  # what a failed transaction kept was rolled back with it
     except BaseException:
         await _release(database, token_id, key)
         raise
     if response.status_code >= 500:
         await _release(database, token_id, key)
         return response
-    await store.keep(database, token_id, key, response.status_code, _kept(response))
+    if not claim.kept:
+        await store.keep(database, token_id, key, response.status_code, _kept(response))
+    await store.prune(database, store.now())  # bounded, and outside any write's transaction
     return response
 
 

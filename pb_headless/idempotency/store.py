@@ -2,8 +2,8 @@
 
 The claim is the insert of a row whose primary key is (token, key): of any number of requests on any
 number of instances, the database lets exactly one insert it. The row has no answer (`status` NULL)
-while that request runs; it gets one when the request ends below 500, and is deleted otherwise, so
-that the client's retry can run.
+while that request runs; it gets one when the request ends below 500 (a create's in the transaction
+of its write), and is deleted otherwise, so that the client's retry can run.
 """
 
 from __future__ import annotations
@@ -69,14 +69,13 @@ async def claim(database: Database, token_id: int, key: str, request_hash: str) 
 
 
 async def keep(database: Database, token_id: int, key: str, status: int, answer: str) -> None:
-    """The request's answer, replayed to repeats for `KEPT_FOR`; then a bounded prune."""
-    moment = now()
+    """The request's answer, replayed to repeats for `KEPT_FOR` (one row written: it may run inside
+    the request's write transaction; pruning runs apart)."""
     await database.execute(
         _table.update()
         .where(*_this(token_id, key))
-        .values(status=status, answer=answer, expires_at=moment + KEPT_FOR)
+        .values(status=status, answer=answer, expires_at=now() + KEPT_FOR)
     )
-    await prune(database, moment)
 
 
 async def release(database: Database, token_id: int, key: str) -> None:

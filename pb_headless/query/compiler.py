@@ -16,6 +16,7 @@ from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql import operators as sql_operators
 
 from pb_headless.database.dialect import casefold
+from pb_headless.database.slots import CURSOR
 from pb_headless.database.sqlite.trigrams import MATCH_KEY, match_query
 from pb_headless.fields import FieldKind
 from pb_headless.query.operators import Operator
@@ -74,7 +75,8 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
     else:
         count = sa.select(sa.func.count()).select_from(filtered.subquery())
     if plan.cursor is not None:  # a keyset page: the rows past the position, read from there
-        filtered = filtered.where(seek_condition(plan.order, plan.cursor, dialect, _comparable, _bound))
+        seek = seek_condition(plan.order, plan.cursor, dialect, _comparable, _cursor_bound(plan))
+        filtered = filtered.where(seek)
         page_orderings, orderings = _flipped(page_orderings, plan), _flipped(orderings, plan)
     if is_deferred(spec, plan, dialect):
         return _deferred_page(spec, plan, filtered, page_orderings, orderings), count
@@ -270,33 +272,45 @@ def _comparable(field: FieldSpec) -> sa.ColumnElement[Any]:
     return field.column
 
 
-def _bound(field: FieldSpec, value: Any, dialect: str) -> sa.ColumnElement[Any]:
+def _bound(field: FieldSpec, value: Any, dialect: str, slot: Any = None) -> sa.ColumnElement[Any]:
     kind = field.kind
     if dialect == "postgresql":
         # asyncpg types a parameter after the column (int4, float4) and fails on a wider value;
         # a widened parameter lets PostgreSQL compare across the integer and float types instead.
         if kind is FieldKind.INTEGER:
-            return sa.cast(_param(value, sa.BigInteger()), sa.BigInteger())
+            return sa.cast(_param(value, sa.BigInteger(), slot=slot), sa.BigInteger())
         if kind is FieldKind.FLOAT:
-            return sa.cast(_param(value, sa.Double()), sa.Double())
+            return sa.cast(_param(value, sa.Double(), slot=slot), sa.Double())
     if _compares_as_text(field):
-        return _param(value, sa.String())
+        return _param(value, sa.String(), slot=slot)
     if kind is FieldKind.DATETIME and not field.description.timezone:
-        return _param(
-            value, field.column.type, _naive
-        )  # planned values are UTC; naive columns store naive UTC
-    return _param(value, field.column.type)
+        # planned values are UTC; naive columns store naive UTC
+        return _param(value, field.column.type, _naive, slot)
+    return _param(value, field.column.type, slot=slot)
+
+
+def _cursor_bound(plan: ListPlan) -> Callable[[FieldSpec, Any, str], sa.ColumnElement[Any]]:
+    """`_bound` for a cursor's values, each noted with its place in the position (`(CURSOR, i)`), so
+    a compiled cursor page runs again with another position (query/prepared.py)."""
+    places = {ordering.field.name: index for index, ordering in enumerate(plan.order)}
+
+    def bound(field: FieldSpec, value: Any, dialect: str) -> sa.ColumnElement[Any]:
+        return _bound(field, value, dialect, (CURSOR, places[field.name]))
+
+    return bound
 
 
 def _naive(value: Any) -> Any:
     return value.replace(tzinfo=None)
 
 
-def _param(value: Any, type_: Any, convert: Callable[[Any], Any] | None = None) -> sa.BindParameter[Any]:
+def _param(
+    value: Any, type_: Any, convert: Callable[[Any], Any] | None = None, slot: Any = None
+) -> sa.BindParameter[Any]:
     """Every value a plan puts into SQL passes here: a bound parameter, noted for the statement cache
     (pb_headless/query/prepared.py), which then runs the compiled SQL again with other values."""
     parameter = sa.literal(convert(value) if convert else value, type_)
-    record_parameter(parameter, value, convert)
+    record_parameter(parameter, value, convert, slot)
     return parameter
 
 

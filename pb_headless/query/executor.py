@@ -27,7 +27,13 @@ from pb_headless.query.compiler import (
 from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.estimates import estimated_total
 from pb_headless.query.planner import ListPlan, ShowPlan
-from pb_headless.query.prepared import list_statements, plan_values, seek_statements, show_statement
+from pb_headless.query.prepared import (
+    cursor_statement,
+    list_statements,
+    plan_values,
+    seek_statements,
+    show_statement,
+)
 from pb_headless.query.render import Row, render_record, render_records
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
 
@@ -69,11 +75,14 @@ async def fetch_page(
     dialect: str,
     caches: Caches | None = None,
     data_version: int | None = None,
+    written: Hashable | None = None,
 ) -> ListPage:
     """The page `plan` asks for, with the total its `count` asks for (docs/query.md).
 
     `caches`: the API object's (compiled shapes, kept counts); without them nothing is kept. A total
-    is kept only with the `data_version` the request read with its token (auth/authenticator.py).
+    is kept only with the `data_version` the request read with its token (auth/authenticator.py), or,
+    when given, with `written`: the change-log positions of the tables read (changes/positions.py),
+    which move with every write, whoever makes it, so such a kept total is always exact.
     """
     if plan.details:
         raise ValidationFailed(plan.details)
@@ -88,9 +97,8 @@ async def fetch_page(
     rows = list(rows[: plan.limit])
     if plan.cursor is not None and plan.cursor.backwards:
         rows.reverse()
-    total, estimated = await _total(
-        database, caches, spec, shaped, prepared, rows, dialect, plan, data_version
-    )
+    version = data_version if written is None else ("changes", written)
+    total, estimated = await _total(database, caches, spec, shaped, prepared, rows, dialect, plan, version)
     records = render_records(rows, plan.fields)
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
     return ListPage(records, rows, total, truncated, more, estimated)
@@ -101,6 +109,10 @@ async def _page_rows(
 ) -> Sequence[Row]:
     if plan.limit <= 0:
         return []
+    if plan.cursor is not None:
+        cursor_page = cursor_statement(database, caches, spec, plan, dialect)
+        if cursor_page is not None:
+            return await cursor_page.fetch(database, cursor_page.arguments(plan_values(plan)))
     if prepared is None or plan.cursor is not None:
         return await _rows_of(database, spec.query)(compile_list(spec, plan, dialect)[0])
     values = plan_values(plan)
@@ -119,7 +131,7 @@ async def _total(
     rows: Sequence[Row],
     dialect: str,
     asked: ListPlan,
-    data_version: int | None,
+    data_version: Hashable | None,
 ) -> tuple[int | None, bool]:
     """The total the plan's `count` asks for, and whether it is an estimate. `plan` is the page's
     shape without its cursor, as read; `asked` the plan as planned (with a cursor, the page's place in
@@ -220,11 +232,14 @@ async def _deep_page(
     return await accelerator.deep_page(database, statements, values, spec.pk.name)
 
 
-def _count_version(database: Database, seen: int | None) -> tuple[Hashable | None, bool]:
+def _count_version(database: Database, seen: Hashable | None) -> tuple[Hashable | None, bool]:
     """What a kept count must have been taken at: the library's data version and, where the database
-    has one, its own (then the count is exact whoever writes; database/totals.py)."""
+    has one, its own (then the count is exact whoever writes; database/totals.py); or the change-log
+    positions of the tables read, which are exact by themselves."""
     if seen is None:
         return None, False
+    if isinstance(seen, tuple) and seen[0] == "changes":
+        return seen, True
     written = accelerator_of(database).data_version()
     if written is None:
         return seen, False

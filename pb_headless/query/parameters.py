@@ -21,17 +21,18 @@ class RecordedParameter:
     parameter: sa.BindParameter[Any]
     value: Any  # the plan's value
     convert: Callable[[Any], Any] | None  # plan value → parameter value (None: the same)
+    slot: Any = None  # where the plan's values hold it, when not in filter order (a cursor's values)
 
 
 _recorded: ContextVar[list[RecordedParameter] | None] = ContextVar("pb_parameter_recorded", default=None)
 
 
 def record_parameter(
-    parameter: sa.BindParameter[Any], value: Any, convert: Callable[[Any], Any] | None
+    parameter: sa.BindParameter[Any], value: Any, convert: Callable[[Any], Any] | None, slot: Any = None
 ) -> None:
     notes = _recorded.get()
     if notes is not None:
-        notes.append(RecordedParameter(parameter, value, convert))
+        notes.append(RecordedParameter(parameter, value, convert, slot))
 
 
 @contextlib.contextmanager

@@ -16,7 +16,7 @@ from typing import Any, cast
 from databases import Database
 
 from pb_headless.database.caches import Caches
-from pb_headless.database.slots import AFTER, LIMIT, OFFSET, SEARCH
+from pb_headless.database.slots import AFTER, CURSOR, LIMIT, OFFSET, SEARCH
 from pb_headless.database.sqlite.trigrams import MATCH_KEY, match_query
 from pb_headless.database.statements import (
     NOT_REUSABLE,
@@ -54,6 +54,8 @@ def plan_values(plan: ShowPlan, pk_value: Any = None) -> dict[int | str, Any]:
     slots: dict[int | str, Any] = dict(enumerate(values))
     if isinstance(plan, ListPlan):
         slots[LIMIT], slots[OFFSET], slots[SEARCH] = plan.limit, plan.offset, plan.search
+        for index, value in enumerate(() if plan.cursor is None else plan.cursor.values):
+            slots[(CURSOR, index)] = value  # type: ignore[index]
     return slots
 
 
@@ -69,6 +71,25 @@ def list_statements(
         search_match(spec, plan, dialect),
     )
     return _cached(caches, spec, key, lambda: _prepare_list(database, spec, plan, dialect))
+
+
+def cursor_statement(
+    database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, dialect: str
+) -> Prepared | None:
+    """A cursor page's statement, compiled on first use per shape: the list's shape, the direction,
+    and which of the position's values are NULL (they change the SQL, not only its values)."""
+    cursor = plan.cursor
+    assert cursor is not None
+    key = (
+        "cursor",
+        dialect,
+        _shape_of(plan),
+        is_deferred(spec, plan, dialect),
+        search_match(spec, plan, dialect),
+        cursor.backwards,
+        tuple(value is None for value in cursor.values),
+    )
+    return _cached(caches, spec, key, lambda: _prepare_cursor(database, spec, plan, dialect))
 
 
 def seek_statements(
@@ -142,6 +163,21 @@ def _prepare_list(
     return ListStatements(replace(prepared_page, quick=quick), replace(prepared_count, quick=False))
 
 
+def _prepare_cursor(database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str) -> Prepared | None:
+    with recording() as notes:
+        page, _ = compile_list(spec, plan, dialect)
+    slots = _slots(notes, plan_values(plan))
+    if slots is None:
+        return None
+    slots[MATCH_KEY] = (SEARCH, match_query)
+    prepared = prepare(database, page, {**slots, **paging_slots(page)})
+    if prepared is None:
+        return None
+    # On the loop's thread under the rule of offset pages (`_prepare_list`).
+    quick = not plan.search and all(condition.operator != "like" for condition in plan.conditions)
+    return replace(prepared, quick=quick)
+
+
 def _prepare_seek(
     database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
 ) -> SeekStatements | None:
@@ -171,13 +207,23 @@ def _prepare_show(
 
 
 def _slots(notes: Sequence[Any], values: Mapping[int | str, Any]) -> dict[str, tuple[Any, Any]] | None:
-    """Parameter key → (slot, conversion), when the compiler bound exactly the plan's values in order."""
+    """Parameter key → (slot, conversion), when the compiler bound exactly the plan's values in order
+    (and a cursor's values, noted with their own slots, exactly those of the position)."""
     positional = [values[index] for index in range(len(values)) if index in values]
-    if len(notes) != len(positional):
+    ordered = [note for note in notes if note.slot is None]
+    if len(ordered) != len(positional):
         return None
     slots: dict[str, tuple[Any, Any]] = {}
-    for index, (note, value) in enumerate(zip(notes, positional, strict=True)):
+    for index, (note, value) in enumerate(zip(ordered, positional, strict=True)):
         if note.value is not value and note.value != value:
             return None
         slots[note.parameter.key] = (index, note.convert)
+    for note in notes:
+        if note.slot is None:
+            continue
+        if note.slot not in values or (
+            note.value is not values[note.slot] and note.value != values[note.slot]
+        ):
+            return None
+        slots[note.parameter.key] = (note.slot, note.convert)
     return slots

@@ -125,3 +125,61 @@ async def test_twenty_parallel_posts_with_one_key_over_two_instances_create_one_
     created = [answer for answer in answers if answer.status_code == 201]
     assert len({answer.json()["data"]["id"] for answer in created}) == 1
     assert sum("idempotent-replayed" not in answer.headers for answer in created) == 1
+
+
+async def kept_row(host, key: str):
+    query = sa.select(idempotency.c.status, idempotency.c.answer).where(
+        idempotency.c.token_id == host.token_id, idempotency.c.idempotency_key == key
+    )
+    return await host.database.fetch_one(query)
+
+
+# A failure after the insert and before the commit: keeping the answer is refused by the database.
+_FAILING_KEEP = {
+    "sqlite": [
+        "CREATE TRIGGER test_no_keep BEFORE UPDATE ON pb_idempotency "
+        "BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
+    ],
+    "mysql": [
+        "CREATE TRIGGER test_no_keep BEFORE UPDATE ON pb_idempotency FOR EACH ROW "
+        "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'"
+    ],
+    "postgresql": [
+        "CREATE FUNCTION test_no_keep() RETURNS trigger LANGUAGE plpgsql AS "
+        "$$ BEGIN RAISE EXCEPTION 'injected failure'; END $$",
+        "CREATE TRIGGER test_no_keep BEFORE UPDATE ON pb_idempotency FOR EACH ROW "
+        "EXECUTE FUNCTION test_no_keep()",
+    ],
+}
+_KEEPING_AGAIN = {
+    "sqlite": ["DROP TRIGGER test_no_keep"],
+    "mysql": ["DROP TRIGGER test_no_keep"],
+    "postgresql": ["DROP TRIGGER test_no_keep ON pb_idempotency", "DROP FUNCTION test_no_keep()"],
+}
+
+
+async def test_a_created_record_and_its_kept_answer_commit_together(writer):
+    answer = await post(writer, {"title": "Kept with its row"}, "together-1")
+    assert answer.status_code == 201
+    assert await titled(writer, "Kept with its row") == 1
+    kept = await kept_row(writer, "together-1")
+    assert kept is not None and kept[0] == 201 and answer.headers["location"] in kept[1]
+
+
+async def test_a_failure_before_the_commit_leaves_neither_the_record_nor_a_kept_answer(writer, caplog):
+    dialect = writer.database.url.dialect
+    for statement in _FAILING_KEEP[dialect]:
+        await writer.database.execute(statement)
+    try:
+        failed = await post(writer, {"title": "Never half written"}, "together-2")
+    finally:
+        for statement in _KEEPING_AGAIN[dialect]:
+            await writer.database.execute(statement)
+    assert failed.status_code == 500
+    assert await titled(writer, "Never half written") == 0
+    assert await kept_row(writer, "together-2") is None  # released: the retry runs
+    retried = await post(writer, {"title": "Never half written"}, "together-2")
+    again = await post(writer, {"title": "Never half written"}, "together-2")
+    assert retried.status_code == again.status_code == 201
+    assert again.headers["idempotent-replayed"] == "true"
+    assert await titled(writer, "Never half written") == 1

@@ -166,3 +166,21 @@ async def test_count_estimated_on_a_large_table_is_the_database_estimate(reader,
     else:
         assert body["meta"]["total_estimated"] is True
     assert await reader.database.fetch_val(sa.select(sa.func.count()).select_from(articles)) == 7
+
+
+def _cursor_statements(host) -> list:
+    return [key for key in host.api.caches.statements._entries if key[1][0] == "cursor"]
+
+
+@pytest.mark.parametrize("query", SORTS)
+async def test_cursor_pages_of_one_shape_run_one_compiled_statement(reader, query):
+    # Walking visits positions with and without NULLs: one statement per direction and NULL pattern,
+    # each compiled once and run again with the next position's values (the walk checks they are right).
+    everything = ids(await listing(reader, f"{query}&limit=6"))
+    assert await walk(reader, query, 1) == everything
+    compiled = _cursor_statements(reader)
+    assert 0 < len(compiled) <= 4
+    assert await walk(reader, query, 1) == everything
+    assert await walk(reader, query, 1, "prev") == everything
+    assert set(compiled) <= set(_cursor_statements(reader))  # the forward walk compiled nothing new
+    assert len(_cursor_statements(reader)) <= 8
