@@ -108,7 +108,10 @@ def _pb_rows(start_rows: Any) -> list[dict[str, Any]]:
 
 
 def database_name(kind: str, rows: int, role: str) -> str:
-    return f"pb_bench_{role}_{rows}"
+    """`pb_bench_<role>_<rows>`, with `PB_BENCH_TAG` appended when set: two runs at once on one shared
+    server (another checkout's, say) then each load and drop databases of their own."""
+    tag = "".join(c for c in os.environ.get("PB_BENCH_TAG", "") if c.isalnum() or c == "_")
+    return f"pb_bench_{role}_{rows}" + (f"_{tag}" if tag else "")
 
 
 async def _fresh_server_database(kind: str, name: str) -> str:
