@@ -4,9 +4,14 @@ Every read of a constructor table narrows to `published` rows, so every index le
 
 | index                                  | serves                                                |
 |----------------------------------------|-------------------------------------------------------|
-| (published)                            | the default order by id, deep offsets, the plain count |
+| (published), (published, id) on PostgreSQL | the default order by id, deep offsets, the plain count |
 | (published, f) per filterable/sortable | `filter[f]=…`, `sort=f`, the filtered count           |
 | (published, f, s) per filterable f and sortable s (at most `MAX_PAIRS`) | a filter with a sort |
+
+SQLite's and InnoDB's indexes hold the row's key after their columns, so `(published)` gives the rows
+in key order there; a PostgreSQL index holds only its columns, so there the first index names `id`
+as well, and the keys of a deep page or a noted position (database/positions.py) are read from the
+index alone instead of from the table.
 
 Searchable fields get none of these: a B-tree cannot serve "contains" (on SQLite the search index
 of database/sqlite/search_index.py does). MariaDB cannot index TEXT columns or keys over 3072 bytes
@@ -40,7 +45,9 @@ def implied_indexes(table: sa.Table, tab: ApiTab, dialect: str) -> list[sa.Index
     """The indexes for this publication, named after their table and columns."""
     filterable = _usable(table, tab.filterable or tab.fields, dialect)
     sortable = _usable(table, tab.sortable or tab.fields, dialect)
-    column_sets: list[tuple[str, ...]] = [(PUBLISHED,)]
+    column_sets: list[tuple[str, ...]] = [
+        (PUBLISHED, PRIMARY_KEY) if dialect == "postgresql" else (PUBLISHED,)
+    ]
     column_sets += [(PUBLISHED, name) for name in dict.fromkeys([*filterable, *sortable])]
     pairs = [(PUBLISHED, f, s) for f in filterable for s in sortable if f != s]
     column_sets += [pair for pair in pairs if _fits(table, pair, dialect)][:MAX_PAIRS]

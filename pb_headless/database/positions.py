@@ -1,34 +1,40 @@
-"""Deep pages in key order on SQLite, started from noted keys (docs/performance.md, "Deep pages").
+"""Deep pages in key order, started from noted keys (docs/performance.md, "Deep pages").
 
-`offset=900000` makes SQLite step over 900,000 index entries before the page, on every such request.
-Instead, the first request that goes deep notes the key found every `STEP` rows on its way (each
-step is one short read: the key `STEP - 1` rows after the last), and later requests start from the
-nearest noted key: `key > noted ... OFFSET (offset - its place)`, fewer than `STEP` rows to step over.
+`offset=900000` makes the database step over 900,000 index entries before the page, on every such
+request. Instead, the first request that goes deep notes the key found every `STEP` rows on its way
+(each step is one short read: the key `STEP - 1` rows after the last), and later requests start from
+the nearest noted key: `key > noted ... OFFSET (offset - its place)`, fewer than `STEP` rows to step
+over.
 
-The noted keys are exact only while the data is as it was. SQLite's `PRAGMA data_version`, read on a
-connection that writes nothing, moves with every commit made by any connection of any process, the
-host's own SQL included: the keys are kept with the version they were found at, used only while it
-is unchanged (read again after the page, so a write that lands meanwhile is seen too), and noted
-anew after a write. Which pages are served this way (key order, no search index, deep enough) is the
-executor's decision (query/executor.py); other pages and other databases read through the deferred join.
+The noted keys are exact only while the data is as it was. Each database's accelerator gives a
+version that moves with every commit that may change the rows, whoever makes it: SQLite's
+`PRAGMA data_version` (database/sqlite/accelerator.py); on PostgreSQL and MariaDB the change log's
+head together with the identity of the table's change-log triggers (database/change_head.py). The
+keys are kept with the version read before they were noted, used only while it is unchanged, and the
+version is read again after the page: head and data version only grow, so an unchanged version after
+the page means nothing was committed between the noting and the page, and the page is the one the
+whole table gives. A write that lands meanwhile makes the request read the page the ordinary way;
+the next request notes anew. Which pages are served this way (key order, no search index, deep
+enough) is the executor's decision (query/executor.py); other pages read through the deferred join.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections import OrderedDict
-from collections.abc import Hashable, Sequence
+from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any
 
 from databases import Database
 
 from pb_headless.database.accelerator import DeepPageStatements
 from pb_headless.database.slots import AFTER, LIMIT, OFFSET
-from pb_headless.database.sqlite.inline import InlineReads
 
 STEP = 1000  # rows between two noted keys: the most a deep page steps over
 KEPT = 64  # noted key lists per database (distinct filters), newest use last
 YIELD_EVERY = 32  # noting steps between two turns of the event loop for other requests
+
+VersionReader = Callable[[], Awaitable[Hashable | None]]
 
 
 class NotedKeys:
@@ -36,17 +42,22 @@ class NotedKeys:
 
     __slots__ = ("complete", "keys", "version")
 
-    def __init__(self, version: int) -> None:
+    def __init__(self, version: Hashable) -> None:
         self.version = version
         self.keys: list[Any] = []  # keys[i]: the key (i + 1) * STEP - 1 rows from the start
         self.complete = False  # the last key is noted: there are no more STEP rows after it
 
 
 class Positions:
-    """The noted keys of one database, by statement and filter values (at most `KEPT`)."""
+    """The noted keys of one database, by statement and filter values (at most `KEPT`).
+
+    One request at a time notes the keys of one statement and filter (the others wait for it and
+    start from what it noted), so a burst of deep requests after a write notes them once.
+    """
 
     def __init__(self) -> None:
         self._noted: OrderedDict[Hashable, NotedKeys] = OrderedDict()
+        self._noting: dict[Hashable, asyncio.Lock] = {}  # at most one per request under way
 
     def __len__(self) -> int:
         return len(self._noted)
@@ -54,32 +65,44 @@ class Positions:
     async def page(
         self,
         database: Database,
-        inline: InlineReads,
+        version_of: VersionReader,
         statements: DeepPageStatements,
         values: dict[Any, Any],
         pk: str,
     ) -> Sequence[Any] | None:
         """The page's rows, started from a noted key; None when this page is not served this way."""
-        version = inline.data_version()
+        version = await version_of()
         if version is None:
             return None
         key = (statements.following.sql, _filters(values))
-        noted = self._noted.get(key)
-        if noted is None or noted.version != version:
-            noted = NotedKeys(version)
         offset = values[OFFSET]
         wanted = offset // STEP
-        await note_keys(database, statements, noted, wanted, values, pk)
-        self._keep(key, noted)
+        noted = self._at(key, version)
+        if len(noted.keys) < wanted and not noted.complete:
+            lock = self._noting.setdefault(key, asyncio.Lock())
+            try:
+                async with lock:
+                    noted = self._at(key, version)  # another request may have noted them meanwhile
+                    await note_keys(database, statements, noted, wanted, values, pk)
+                    self._keep(key, noted)
+            finally:
+                if not lock.locked():
+                    self._noting.pop(key, None)
+        else:
+            self._keep(key, noted)
         place = min(wanted, len(noted.keys))
         if place == 0:
             return None
         arguments = {**values, AFTER: noted.keys[place - 1], OFFSET: offset - place * STEP}
         rows = await statements.page.fetch(database, statements.page.arguments(arguments))
-        if inline.data_version() != version:
+        if await version_of() != version:
             self._noted.pop(key, None)
             return None  # written meanwhile: the page is read the ordinary way
         return rows
+
+    def _at(self, key: Hashable, version: Hashable) -> NotedKeys:
+        noted = self._noted.get(key)
+        return noted if noted is not None and noted.version == version else NotedKeys(version)
 
     def _keep(self, key: Hashable, noted: NotedKeys) -> None:
         self._noted[key] = noted

@@ -83,7 +83,7 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
 
 
 def compile_seek(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Select[Any], ...]:
-    """For a deep page in key order (database/sqlite/positions.py), the statements that count rows from a
+    """For a deep page in key order (database/positions.py), the statements that count rows from a
     remembered key instead of the first: the key `offset` rows from the start; the key `offset` rows
     after the key `AFTER_KEY`; and the page `offset` rows after that key."""
     key = spec.pk.column
