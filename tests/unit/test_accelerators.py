@@ -1,5 +1,6 @@
 """Which accelerator a database has (pb_headless/database/accelerators.py): generic code asks it, never
-the dialect's name; PostgreSQL and MariaDB get the plain one, whose every answer is "the ordinary way"."""
+the dialect's name; PostgreSQL and MariaDB get one that serves deep pages from noted keys and otherwise
+answers as the plain one: "the ordinary way"."""
 
 from __future__ import annotations
 
@@ -11,14 +12,20 @@ from databases import Database
 from pb_headless.database.accelerator import PLAIN
 from pb_headless.database.accelerators import accelerator_of, reads_inline
 from pb_headless.database.prepare import prepare
+from pb_headless.database.server_accelerator import ServerAccelerator
 from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
 
 
 @pytest.mark.parametrize("url", ["postgresql://u@localhost/db", "mysql://u@localhost/db"])
-async def test_a_server_database_gets_the_plain_accelerator(url: str):
+async def test_a_server_database_gets_deep_pages_and_otherwise_the_plain_answers(url: str):
     database = Database(url)
     accelerator = accelerator_of(database)
-    assert accelerator is PLAIN and not reads_inline(database)
+    assert (
+        isinstance(accelerator, ServerAccelerator) and accelerator.deep_pages and not reads_inline(database)
+    )
+    assert accelerator_of(database) is accelerator  # one per database: its noted keys last
+    assert accelerator_of(Database(url)) is not accelerator
+    assert not PLAIN.deep_pages
     assert accelerator.data_version() is None
     assert accelerator.read_quick(database, "SELECT 1", ()) is None
     assert await accelerator.ensure_search_index(database, None, ("title",)) is None  # type: ignore[arg-type]
