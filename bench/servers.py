@@ -19,7 +19,9 @@ from bench.kit import PROJECT, kit_dir
 
 CLK_TCK = os.sysconf("SC_CLK_TCK")
 DIRECTUS_ROOT = Path("/tmp/peer-directus")
-PORTS = {"pb": 8057, "floor": 8056, "directus": 8055, "pocketbase": 8090}
+# `PB_BENCH_PORT_OFFSET` moves pb_headless' and the floor's ports, for two runs at once on one machine.
+_SHIFT = int(os.environ.get("PB_BENCH_PORT_OFFSET", "0"))
+PORTS = {"pb": 8057 + _SHIFT, "floor": 8056 + _SHIFT, "directus": 8055, "pocketbase": 8090}
 
 
 @dataclass
