@@ -10,8 +10,8 @@ The noted keys are exact only while the data is as it was. Each database's accel
 version that moves with every commit that may change the rows, whoever makes it: SQLite's
 `PRAGMA data_version` (database/sqlite/accelerator.py); on PostgreSQL and MariaDB the change log's
 head together with the identity of the table's change-log triggers (database/change_head.py). The
-keys are kept with the version read before they were noted, used only while it is unchanged, and the
-version is read again after the page: head and data version only grow, so an unchanged version after
+keys are kept with the version read before they were noted, and the version is read again after the
+page (only then, for keys noted earlier): head and data version only grow, so the same version after
 the page means nothing was committed between the noting and the page, and the page is the one the
 whole table gives. A write that lands meanwhile makes the request read the page the ordinary way;
 the next request notes anew. Which pages are served this way (key order, no search index, deep
@@ -70,13 +70,27 @@ class Positions:
         values: dict[Any, Any],
         pk: str,
     ) -> Sequence[Any] | None:
-        """The page's rows, started from a noted key; None when this page is not served this way."""
-        version = await version_of()
-        if version is None:
-            return None
+        """The page's rows, started from a noted key; None when this page is not served this way.
+
+        With the keys already noted, the version is read once, after the page: versions only grow,
+        so finding the one the keys were noted at means nothing was committed in between."""
         key = (statements.following.sql, _filters(values))
-        offset = values[OFFSET]
-        wanted = offset // STEP
+        wanted = values[OFFSET] // STEP
+        noted = self._noted.get(key)
+        version: Hashable | None = None
+        if noted is not None and (len(noted.keys) >= wanted or noted.complete):
+            rows = await _from_noted(database, statements, noted, values)
+            version = await version_of()
+            if version == noted.version:
+                self._keep(key, noted)
+                return rows
+            self._forget(key, noted)
+            if version is None:
+                return None
+        if version is None:
+            version = await version_of()
+            if version is None:
+                return None
         noted = self._at(key, version)
         if len(noted.keys) < wanted and not noted.complete:
             lock = self._noting.setdefault(key, asyncio.Lock())
@@ -84,19 +98,15 @@ class Positions:
                 async with lock:
                     noted = self._at(key, version)  # another request may have noted them meanwhile
                     await note_keys(database, statements, noted, wanted, values, pk)
-                    self._keep(key, noted)
             finally:
                 if not lock.locked():
                     self._noting.pop(key, None)
-        else:
-            self._keep(key, noted)
-        place = min(wanted, len(noted.keys))
-        if place == 0:
+        self._keep(key, noted)
+        rows = await _from_noted(database, statements, noted, values)
+        if rows is None:
             return None
-        arguments = {**values, AFTER: noted.keys[place - 1], OFFSET: offset - place * STEP}
-        rows = await statements.page.fetch(database, statements.page.arguments(arguments))
         if await version_of() != version:
-            self._noted.pop(key, None)
+            self._forget(key, noted)
             return None  # written meanwhile: the page is read the ordinary way
         return rows
 
@@ -104,11 +114,27 @@ class Positions:
         noted = self._noted.get(key)
         return noted if noted is not None and noted.version == version else NotedKeys(version)
 
+    def _forget(self, key: Hashable, noted: NotedKeys) -> None:
+        if self._noted.get(key) is noted:  # not keys another request noted since
+            del self._noted[key]
+
     def _keep(self, key: Hashable, noted: NotedKeys) -> None:
         self._noted[key] = noted
         self._noted.move_to_end(key)
         while len(self._noted) > KEPT:
             self._noted.popitem(last=False)
+
+
+async def _from_noted(
+    database: Database, statements: DeepPageStatements, noted: NotedKeys, values: dict[Any, Any]
+) -> Sequence[Any] | None:
+    """The page read from the nearest noted key before it; None when no key lies before it."""
+    offset = values[OFFSET]
+    place = min(offset // STEP, len(noted.keys))
+    if place == 0:
+        return None
+    arguments = {**values, AFTER: noted.keys[place - 1], OFFSET: offset - place * STEP}
+    return await statements.page.fetch(database, statements.page.arguments(arguments))
 
 
 async def note_keys(
