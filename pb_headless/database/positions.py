@@ -21,6 +21,8 @@ enough) is the executor's decision (query/executor.py); other pages read through
 from __future__ import annotations
 
 import asyncio
+import functools
+import logging
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable, Sequence
 from typing import Any
@@ -33,6 +35,10 @@ from pb_headless.database.slots import AFTER, LIMIT, OFFSET
 STEP = 1000  # rows between two noted keys: the most a deep page steps over
 KEPT = 64  # noted key lists per database (distinct filters), newest use last
 YIELD_EVERY = 32  # noting steps between two turns of the event loop for other requests
+NOTING_ROUNDS = 3  # notings a request waits for before it reads with the keys there are
+NOTING_LIMIT = 60.0  # seconds one noting may take (it runs past the request that started it)
+
+log = logging.getLogger("pb_headless")
 
 VersionReader = Callable[[], Awaitable[Hashable | None]]
 
@@ -51,13 +57,13 @@ class NotedKeys:
 class Positions:
     """The noted keys of one database, by statement and filter values (at most `KEPT`).
 
-    One request at a time notes the keys of one statement and filter (the others wait for it and
-    start from what it noted), so a burst of deep requests after a write notes them once.
+    One task at a time notes the keys of one statement and filter (requests wait for it and start
+    from what it noted), so a burst of deep requests after a write notes them once.
     """
 
     def __init__(self) -> None:
         self._noted: OrderedDict[Hashable, NotedKeys] = OrderedDict()
-        self._noting: dict[Hashable, asyncio.Lock] = {}  # at most one per request under way
+        self._noting: dict[Hashable, asyncio.Task[None]] = {}  # the notings under way, one per key
 
     def __len__(self) -> int:
         return len(self._noted)
@@ -91,17 +97,7 @@ class Positions:
             version = await version_of()
             if version is None:
                 return None
-        noted = self._at(key, version)
-        if len(noted.keys) < wanted and not noted.complete:
-            lock = self._noting.setdefault(key, asyncio.Lock())
-            try:
-                async with lock:
-                    noted = self._at(key, version)  # another request may have noted them meanwhile
-                    await note_keys(database, statements, noted, wanted, values, pk)
-            finally:
-                if not lock.locked():
-                    self._noting.pop(key, None)
-        self._keep(key, noted)
+        noted = await self._noted_up_to(database, statements, key, version, wanted, values, pk)
         rows = await _from_noted(database, statements, noted, values)
         if rows is None:
             return None
@@ -109,6 +105,43 @@ class Positions:
             self._forget(key, noted)
             return None  # written meanwhile: the page is read the ordinary way
         return rows
+
+    async def _noted_up_to(
+        self,
+        database: Database,
+        statements: DeepPageStatements,
+        key: Hashable,
+        version: Hashable,
+        wanted: int,
+        values: dict[Any, Any],
+        pk: str,
+    ) -> NotedKeys:
+        """The keys at `version`, noted up to `wanted` by a task of their own: on a connection of its
+        own and past this request's time limit, so a noting that outlasts one request is finished
+        for the next instead of begun again. Requests that need the same keys wait for it. After
+        `NOTING_ROUNDS` rounds (writes keep moving the version), what is noted: the page steps over
+        the rest."""
+        noted = self._at(key, version)
+        for _ in range(NOTING_ROUNDS):
+            if len(noted.keys) >= wanted or noted.complete:
+                break
+            running = self._noting.get(key)
+            if running is None:
+                self._keep(key, noted)  # what is noted is used by the next request, even half done
+                running = asyncio.get_running_loop().create_task(
+                    _note_within(database, statements, noted, wanted, values, pk)
+                )
+                self._noting[key] = running
+                running.add_done_callback(functools.partial(self._noting_ended, key))
+            await asyncio.shield(running)
+            noted = self._at(key, version)
+        return noted
+
+    def _noting_ended(self, key: Hashable, task: asyncio.Task[None]) -> None:
+        if self._noting.get(key) is task:
+            del self._noting[key]
+        if not task.cancelled() and task.exception() is not None:
+            log.warning("pb_headless: noting the keys of a deep page failed: %s", task.exception())
 
     def _at(self, key: Hashable, version: Hashable) -> NotedKeys:
         noted = self._noted.get(key)
@@ -135,6 +168,18 @@ async def _from_noted(
         return None
     arguments = {**values, AFTER: noted.keys[place - 1], OFFSET: offset - place * STEP}
     return await statements.page.fetch(database, statements.page.arguments(arguments))
+
+
+async def _note_within(
+    database: Database,
+    statements: DeepPageStatements,
+    noted: NotedKeys,
+    wanted: int,
+    values: dict[Any, Any],
+    pk: str,
+) -> None:
+    async with asyncio.timeout(NOTING_LIMIT):
+        await note_keys(database, statements, noted, wanted, values, pk)
 
 
 async def note_keys(
