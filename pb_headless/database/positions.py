@@ -30,6 +30,7 @@ from typing import Any
 from databases import Database
 
 from pb_headless.database.accelerator import DeepPageStatements
+from pb_headless.database.connections import held_connection
 from pb_headless.database.slots import AFTER, LIMIT, OFFSET
 
 STEP = 1000  # rows between two noted keys: the most a deep page steps over
@@ -178,7 +179,9 @@ async def _note_within(
     values: dict[Any, Any],
     pk: str,
 ) -> None:
-    async with asyncio.timeout(NOTING_LIMIT):
+    # One connection for every step: a connection given back after each would be closed by aiomysql's
+    # pool (a SELECT leaves it "in a transaction") and opened anew, 20 ms a step on MariaDB.
+    async with asyncio.timeout(NOTING_LIMIT), held_connection(database):
         await note_keys(database, statements, noted, wanted, values, pk)
 
 
