@@ -71,6 +71,19 @@ def implied_indexes(table: sa.Table, tab: ApiTab, dialect: str) -> list[sa.Index
     return [sa.Index(_name(table.name, columns), *_indexed(table, columns)) for columns in column_sets]
 
 
+def key_order_index(database: Database, table: sa.Table) -> str | None:
+    """On MariaDB, the name of the table's `(published)` index when this process made or found it.
+
+    A step of a deep page, `published = 1 AND id > X ORDER BY id LIMIT 999, 1`, is planned as `ref`
+    access on that index (every entry from the first, filtered) once X is past about half the table,
+    instead of a range starting at X: 88 ms instead of 0.5 ms at X = 800,000 of a million. Naming the
+    index (`FORCE INDEX`) gives the range; it is named only when it is known to be there."""
+    if dialect_name(database) != "mysql" or PUBLISHED not in table.c:
+        return None
+    name = _name(table.name, (PUBLISHED,))
+    return name if name in _made.get(database, ()) else None
+
+
 def _indexed(table: sa.Table, columns: tuple[str, ...]) -> list[sa.ColumnElement[Any]]:
     return [
         table.c[name.removeprefix(DESCENDING)].desc() if name.startswith(DESCENDING) else table.c[name]
