@@ -14,26 +14,20 @@ The digest covers the table and its key column, so a table whose key changed get
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Mapping
 
 from databases import Database
 
+# The names and rows the database layer reads too (its deep pages, database/change_head.py).
+from pb_headless.database.change_head import HEAD_ID, MARIADB_SUFFIXES, PREFIX, trigger_base
+from pb_headless.database.change_head import PRUNED_ID as PRUNED_ID
 from pb_headless.database.database_errors import is_duplicate_key, is_unavailable
 from pb_headless.database.dialect import dialect_name
 
 log = logging.getLogger("pb_headless")
 
-PREFIX = "pbchg_"
-HEAD_ID = 3  # the `pb_state` row holding the change log's head (the last position given out)
-PRUNED_ID = 4  # the `pb_state` row holding the last position pruning removed
-_SUFFIXES = {"ai": "INSERT", "au": "UPDATE", "ad": "DELETE"}
-
-
-def trigger_base(table: str, key: str) -> str:
-    digest = hashlib.sha1(f"{table}\0{key}".encode()).hexdigest()[:8]
-    return f"{PREFIX}{table[:40]}_{digest}"
+_SUFFIXES = MARIADB_SUFFIXES
 
 
 def wanted_triggers(dialect: str, tables: Mapping[str, str]) -> dict[str, str]:

@@ -4,9 +4,22 @@ Every read of a constructor table narrows to `published` rows, so every index le
 
 | index                                  | serves                                                |
 |----------------------------------------|-------------------------------------------------------|
-| (published)                            | the default order by id, deep offsets, the plain count |
+| (published), (published, id) on PostgreSQL | the default order by id, deep offsets, the plain count |
 | (published, f) per filterable/sortable | `filter[f]=…`, `sort=f`, the filtered count           |
 | (published, f, s) per filterable f and sortable s (at most `MAX_PAIRS`) | a filter with a sort |
+| MariaDB: (published, s DESC), (published, f, s DESC) likewise | `sort=-s`, with a filter or not |
+
+SQLite's and InnoDB's indexes hold the row's key after their columns, so `(published)` gives the rows
+in key order there; a PostgreSQL index holds only its columns, so there the first index names `id`
+as well, and the keys of a deep page or a noted position (database/positions.py) are read from the
+index alone instead of from the table.
+
+A descending sort breaks its ties by the key ascending (`ORDER BY s DESC, id ASC`). PostgreSQL reads
+the ascending index backwards and sorts only the rows of one `s` by key (an incremental sort);
+MariaDB cannot, and sorted every matching key before the page (75 ms for `filter[category]=c7&
+sort=-published_at` on a million rows). There an index `(…, s DESC)`, which InnoDB completes with
+the key ascending, gives that order as it is (0.4 ms). MariaDB reads descending indexes from 10.8 on;
+an older server would make a plain copy of the ascending one, so they are made only from 10.8.
 
 Searchable fields get none of these: a B-tree cannot serve "contains" (on SQLite the search index
 of database/sqlite/search_index.py does). MariaDB cannot index TEXT columns or keys over 3072 bytes
@@ -18,6 +31,8 @@ from __future__ import annotations
 
 import hashlib
 import logging
+import re
+from typing import Any
 from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
@@ -31,6 +46,8 @@ from pb_headless.database.dialect import dialect_name, run_ddl
 log = logging.getLogger("pb_headless")
 
 MAX_PAIRS = 8  # composite (filter, sort) indexes per table, in declaration order
+DESCENDING = "-"  # before a column's name in a column set: that column descending
+MARIADB_DESCENDING = (10, 8)  # the first MariaDB that reads a descending index as one
 MARIADB_KEY_BYTES = 3072
 
 _made: WeakKeyDictionary[Database, set[str]] = WeakKeyDictionary()
@@ -40,13 +57,42 @@ def implied_indexes(table: sa.Table, tab: ApiTab, dialect: str) -> list[sa.Index
     """The indexes for this publication, named after their table and columns."""
     filterable = _usable(table, tab.filterable or tab.fields, dialect)
     sortable = _usable(table, tab.sortable or tab.fields, dialect)
-    column_sets: list[tuple[str, ...]] = [(PUBLISHED,)]
+    column_sets: list[tuple[str, ...]] = [
+        (PUBLISHED, PRIMARY_KEY) if dialect == "postgresql" else (PUBLISHED,)
+    ]
     column_sets += [(PUBLISHED, name) for name in dict.fromkeys([*filterable, *sortable])]
     pairs = [(PUBLISHED, f, s) for f in filterable for s in sortable if f != s]
     column_sets += [pair for pair in pairs if _fits(table, pair, dialect)][:MAX_PAIRS]
+    if dialect == "mysql":
+        column_sets += [(PUBLISHED, DESCENDING + name) for name in sortable]
+        column_sets += [(p, f, DESCENDING + s) for p, f, s in pairs if _fits(table, (p, f, s), dialect)][
+            :MAX_PAIRS
+        ]
+    return [sa.Index(_name(table.name, columns), *_indexed(table, columns)) for columns in column_sets]
+
+
+def key_order_index(database: Database, table: sa.Table) -> str | None:
+    """On MariaDB, the name of the table's `(published)` index when this process made or found it.
+
+    A step of a deep page, `published = 1 AND id > X ORDER BY id LIMIT 999, 1`, is planned as `ref`
+    access on that index (every entry from the first, filtered) once X is past about half the table,
+    instead of a range starting at X: 88 ms instead of 0.5 ms at X = 800,000 of a million. Naming the
+    index (`FORCE INDEX`) gives the range; it is named only when it is known to be there."""
+    if dialect_name(database) != "mysql" or PUBLISHED not in table.c:
+        return None
+    name = _name(table.name, (PUBLISHED,))
+    return name if name in _made.get(database, ()) else None
+
+
+def _indexed(table: sa.Table, columns: tuple[str, ...]) -> list[sa.ColumnElement[Any]]:
     return [
-        sa.Index(_name(table.name, columns), *(table.c[name] for name in columns)) for columns in column_sets
+        table.c[name.removeprefix(DESCENDING)].desc() if name.startswith(DESCENDING) else table.c[name]
+        for name in columns
     ]
+
+
+def is_descending(index: sa.Index) -> bool:
+    return any(not isinstance(expression, sa.Column) for expression in index.expressions)
 
 
 async def ensure_indexes(
@@ -57,6 +103,9 @@ async def ensure_indexes(
     dialect = dialect_name(database)
     for index in implied_indexes(definition, tab, dialect):
         if index.name in made:
+            continue
+        if is_descending(index) and not await _reads_descending(database):
+            made.add(str(index.name))  # not made, and not asked about again
             continue
         try:
             if not await _exists(database, index, dialect):
@@ -71,6 +120,15 @@ async def ensure_indexes(
             )
             continue
         made.add(str(index.name))
+
+
+async def _reads_descending(database: Database) -> bool:
+    """Whether this MariaDB (or MySQL 8) reads an index's descending column as such."""
+    version = str(await database.fetch_val("SELECT VERSION()"))
+    numbers = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
+    if "mariadb" in version.lower():
+        return numbers >= MARIADB_DESCENDING
+    return numbers >= (8, 0)
 
 
 def _usable(table: sa.Table, names: tuple[str, ...], dialect: str) -> list[str]:

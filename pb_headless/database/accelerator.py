@@ -1,12 +1,15 @@
 """What a database does faster than the generic path, behind one interface (docs/architecture.md).
 
 Three things are accelerated: short reads (SQLite runs them on the loop's thread), count freshness
-(SQLite's own data version makes kept counts exact whoever writes) and deep pages (SQLite starts
-them from noted keys); search is served by an index the database keeps (SQLite's trigram table of
+(SQLite's own data version makes kept counts exact whoever writes) and deep pages (started from
+noted keys: database/positions.py, on SQLite and, while the change log's triggers are in place, on
+PostgreSQL and MariaDB); search is served by an index the database keeps (SQLite's trigram table of
 constructor tables, whose candidates the compiler joins; PostgreSQL's `pg_trgm` indexes, which its
 planner uses for the same query). Generic code asks `accelerators.accelerator_of(database)`, never
-the dialect's name or a private attribute; `Accelerator` itself is the plain version, what MariaDB
-uses: every answer says "do it the ordinary way".
+the dialect's name or a private attribute; `Accelerator` itself is the plain version: every answer
+says "do it the ordinary way". MariaDB uses `ServerAccelerator` (database/server_accelerator.py),
+which only adds deep pages; PostgreSQL's (database/postgresql/accelerator.py) adds its search
+indexes to that.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class Accelerator:
     """The plain version: nothing is read on the loop, counts need their time bound, no index."""
 
     reads_inline = False
+    deep_pages = False  # whether `deep_page` may serve a page: else the executor does not ask
 
     def read_quick(self, database: Database, sql: str, arguments: Sequence[Any]) -> list[Any] | None:
         """The rows of a short read done here and now, or None: run it on the request's connection."""
@@ -57,7 +61,12 @@ class Accelerator:
         return None
 
     async def deep_page(
-        self, database: Database, statements: DeepPageStatements, values: dict[Any, Any], pk: str
+        self,
+        database: Database,
+        statements: DeepPageStatements,
+        values: dict[Any, Any],
+        table: str,
+        pk: str,
     ) -> Sequence[Any] | None:
         """A deep page in key order started from a noted key; None: read it the ordinary way."""
         return None

@@ -97,7 +97,7 @@ class ListStatements:
 
 @dataclass(frozen=True, slots=True)
 class SeekStatements:
-    """A deep page in key order from a noted key (database/sqlite/positions.py, compiler.compile_seek)."""
+    """A deep page in key order from a noted key (database/positions.py, compiler.compile_seek)."""
 
     first: Prepared  # the key `offset` rows from the start
     following: Prepared  # the key `offset` rows after `after`

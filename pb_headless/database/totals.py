@@ -9,7 +9,7 @@ migration, another program) does not move the version: a count older than `STALE
 the next request that needs it, and served from then on (docs/performance.md).
 
 On SQLite the version also holds SQLite's own `PRAGMA data_version`, which moves with every commit of
-any connection (database/sqlite/positions.py): a write that bypasses the library makes the next request count
+any connection (database/sqlite/inline.py): a write that bypasses the library makes the next request count
 again, so counts are exact there and need no time bound.
 """
 

@@ -84,14 +84,19 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
     return page, count
 
 
-def compile_seek(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Select[Any], ...]:
-    """For a deep page in key order (database/sqlite/positions.py), the statements that count rows from a
+def compile_seek(
+    spec: ObjectSpec, plan: ListPlan, dialect: str, index: str | None = None
+) -> tuple[sa.Select[Any], ...]:
+    """For a deep page in key order (database/positions.py), the statements that count rows from a
     remembered key instead of the first: the key `offset` rows from the start; the key `offset` rows
-    after the key `AFTER_KEY`; and the page `offset` rows after that key."""
+    after the key `AFTER_KEY`; and the page `offset` rows after that key. `index`: on MariaDB, the
+    index the keys are read from, named in the statements (constructor/indexes.py `key_order_index`)."""
     key = spec.pk.column
     ordering = key.desc() if plan.order[0].descending else key.asc()
     after = sa.bindparam(AFTER_KEY, None, key.type)
     filtered = _narrowed(spec, [key]).where(*_conditions(spec, plan, dialect)).order_by(None)
+    if index is not None:
+        filtered = filtered.with_hint(spec.table, f"FORCE INDEX (`{index}`)", "mysql")
     following = filtered.where(key < after if plan.order[0].descending else key > after)
     return (
         filtered.order_by(ordering).limit(plan.limit).offset(plan.offset),

@@ -12,7 +12,7 @@ from databases import Database
 from pb_headless.database import oneoff
 from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.caches import Caches
-from pb_headless.database.sqlite.positions import STEP
+from pb_headless.database.positions import STEP
 from pb_headless.database.statements import Prepared
 from pb_headless.errors import ValidationFailed
 from pb_headless.query.compiler import (
@@ -220,16 +220,16 @@ async def _count_prepared(database: Database, count: Prepared, arguments: Any) -
 async def _deep_page(
     database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, dialect: str, values: dict[Any, Any]
 ) -> Sequence[Any] | None:
-    """A deep page in key order, when the database can start it from a noted key (SQLite)."""
+    """A deep page in key order, when the database can start it from a noted key (database/positions.py)."""
     accelerator = accelerator_of(database)
-    if not accelerator.reads_inline or plan.offset < max(STEP, DEFERRED_OFFSET) or plan.limit <= 0:
+    if not accelerator.deep_pages or plan.offset < max(STEP, DEFERRED_OFFSET) or plan.limit <= 0:
         return None
     if not in_key_order(spec, plan) or search_match(spec, plan, dialect) is not None:
         return None
     statements = seek_statements(database, caches, spec, plan, dialect)
     if statements is None:
         return None
-    return await accelerator.deep_page(database, statements, values, spec.pk.name)
+    return await accelerator.deep_page(database, statements, values, spec.table.name, spec.pk.name)
 
 
 def _count_version(database: Database, seen: Hashable | None) -> tuple[Hashable | None, bool]:

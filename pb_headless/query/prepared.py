@@ -15,6 +15,7 @@ from typing import Any, cast
 
 from databases import Database
 
+from pb_headless.constructor.indexes import key_order_index
 from pb_headless.database.caches import Caches
 from pb_headless.database.slots import AFTER, CURSOR, LIMIT, OFFSET, SEARCH
 from pb_headless.database.sqlite.trigrams import MATCH_KEY, match_query
@@ -182,7 +183,7 @@ def _prepare_seek(
     database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str
 ) -> SeekStatements | None:
     with recording() as notes:
-        statements = compile_seek(spec, plan, dialect)
+        statements = compile_seek(spec, plan, dialect, key_order_index(database, spec.table))
     slots = _slots(notes, plan_values(plan))
     if slots is None:
         return None

@@ -1,10 +1,12 @@
-"""Deep pages in key order on SQLite start from remembered keys (pb_headless/database/sqlite/positions.py,
-docs/performance.md "Deep pages"): every page is the one the whole table gives at that offset, in both
-directions, with filters, past the end, and after writes made by the API or by another program."""
+"""Deep pages in key order start from noted keys (pb_headless/database/positions.py, docs/performance.md
+"Deep pages") on SQLite, PostgreSQL and MariaDB: every page is the one the plain `OFFSET` query gives
+over the whole table at that moment, in both directions, with filters, past the end, and after writes
+made by the API, by plain SQL on another connection, and with the change log's triggers removed."""
 
 from __future__ import annotations
 
 import sqlite3
+from collections.abc import AsyncIterator
 
 import pytest
 
@@ -13,8 +15,11 @@ from pb_headless.constructor import (
     ConstructorField,
     ConstructorTable,
 )
-from pb_headless.database.sqlite import positions
+from pb_headless.database import positions
+from pb_headless.database.change_head import MARIADB_SUFFIXES, trigger_base
+from pb_headless.database.dialect import dialect_name
 from tests.support.constructor import constructor_host
+from tests.support.databases import open_database
 
 ITEMS = ConstructorTable(
     "items", "Items", (ConstructorField("name", "string", length=50), ConstructorField("rank", "integer"))
@@ -32,15 +37,30 @@ URL = "/api/pb/v1/objects/items"
 
 
 @pytest.fixture
-async def site(sqlite_database, host_factory):
+async def site(database, host_factory):
     rows = [{"name": f"item {n}", "rank": n % 7, "published": n % 10 != 3} for n in range(1, ROWS + 1)]
-    return await constructor_host(sqlite_database, host_factory, ITEMS, TAB, rows)
+    return await constructor_host(database, host_factory, ITEMS, TAB, rows)
 
 
-async def published_ids(site, where="1 = 1", descending=False):
+@pytest.fixture(params=("postgresql", "mariadb"))
+async def server_database(request: pytest.FixtureRequest, tmp_path_factory) -> AsyncIterator:
+    """PostgreSQL and MariaDB: where the change log's triggers tell whether the rows changed."""
+    async with open_database(request.param, tmp_path_factory.mktemp("db")) as db:
+        yield db
+
+
+async def plain_page(site, offset, limit, where="1 = 1", descending=False):
+    """The page as the plain `OFFSET` query gives it, on the database's own terms."""
     order = "DESC" if descending else "ASC"
-    query = f"SELECT id FROM items WHERE published AND {where} ORDER BY id {order}"
+    query = (
+        f"SELECT id FROM items WHERE published = TRUE AND {where} ORDER BY id {order} "
+        f"LIMIT {limit} OFFSET {offset}"
+    )
     return [row[0] for row in await site.database.fetch_all(query)]
+
+
+async def published_count(site):
+    return await site.database.fetch_val("SELECT COUNT(*) FROM items WHERE published = TRUE")
 
 
 async def page(site, query):
@@ -50,46 +70,83 @@ async def page(site, query):
     return [record["id"] for record in body["data"]], body["meta"]["total"]
 
 
+async def plain_sql(site, *statements):
+    """Writes made outside the library: on SQLite by another connection, elsewhere on the database's
+    own connection with plain SQL (the change log's triggers see them as they see any writer)."""
+    if dialect_name(site.database) != "sqlite":
+        for statement in statements:
+            await site.database.execute(statement)
+        return
+    other = sqlite3.connect(site.database.url.database, isolation_level=None)
+    try:
+        for statement in statements:
+            other.execute(statement)
+    finally:
+        other.close()
+
+
 @pytest.mark.parametrize("offset", [1000, 1999, 2000, 3333, 4949, 4950, 4955, 6000])
 async def test_deep_pages_are_the_pages_of_the_whole_table(site, offset):
-    ids = await published_ids(site)
     for _ in range(2):  # the first request notes the keys, the second starts from them
         found, total = await page(site, f"limit=7&offset={offset}")
-        assert found == ids[offset : offset + 7]
-        assert total == len(ids)
-    backwards = (await published_ids(site, descending=True))[offset : offset + 7]
+        assert found == await plain_page(site, offset, 7)
+        assert total == await published_count(site)
+    backwards = await plain_page(site, offset, 7, descending=True)
     assert (await page(site, f"limit=7&offset={offset}&sort=-id"))[0] == backwards
 
 
 async def test_with_a_filter_each_filter_has_its_own_keys(site):
-    for rank in (2, 5):
-        ids = await published_ids(site, f"rank = {rank}")
+    rank = _rank(site)
+    for value in (2, 5):
         for offset in (1000, 600, 1100, 500):
-            assert (
-                await page(site, f"filter[rank][gte]={rank}&filter[rank][lte]={rank}&limit=5&offset={offset}")
-            )[0] == ids[offset : offset + 5]
-    ids = await published_ids(site, "rank >= 1")
-    assert (await page(site, "filter[rank][gte]=1&limit=5&offset=4000"))[0] == ids[4000:4005]
+            query = f"filter[rank][gte]={value}&filter[rank][lte]={value}&limit=5&offset={offset}"
+            assert (await page(site, query))[0] == await plain_page(site, offset, 5, f"{rank} = {value}")
+    found = await page(site, "filter[rank][gte]=1&limit=5&offset=4000")
+    assert found[0] == await plain_page(site, 4000, 5, f"{rank} >= 1")
+
+
+def _rank(site) -> str:
+    """The column `rank`, quoted as the database quotes names."""
+    return "`rank`" if dialect_name(site.database) == "mysql" else '"rank"'
 
 
 async def test_writes_between_requests_are_seen(site):
-    assert (await page(site, "limit=5&offset=3000"))[0] == (await published_ids(site))[3000:3005]
-    other = sqlite3.connect(site.database.url.database, isolation_level=None)
-    try:
-        other.execute("DELETE FROM items WHERE id BETWEEN 100 AND 120")
-        other.execute("UPDATE items SET published = 1 WHERE id = 2003")
-    finally:
-        other.close()
-    assert (await page(site, "limit=5&offset=3000"))[0] == (await published_ids(site))[3000:3005]
+    assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
+    await plain_sql(
+        site,
+        "DELETE FROM items WHERE id BETWEEN 100 AND 120",
+        "UPDATE items SET published = TRUE WHERE id = 2003",
+    )
+    assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
     first = (await site.client.get(f"{URL}?limit=1", headers=site.headers)).json()["data"][0]["id"]
     deleted = await site.client.delete(f"{URL}/{first}", headers=site.headers)
     assert deleted.status_code == 204
-    assert (await page(site, "limit=5&offset=3000"))[0] == (await published_ids(site))[3000:3005]
+    assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
     created = await site.client.post(URL, headers=site.headers, json={"name": "new", "rank": 1})
     assert created.status_code == 201
     found, total = await page(site, "limit=5&offset=4945")
-    ids = await published_ids(site)
-    assert found == ids[4945:4950] and total == len(ids)
+    assert found == await plain_page(site, 4945, 5) and total == await published_count(site)
+
+
+async def test_rows_inserted_and_deleted_between_pages(site):
+    """Walking the deep pages while rows come and go: each page is the plain query's at that moment."""
+    next_id = ROWS + 1
+    for round_number in range(6):
+        offset = 1000 + 700 * round_number
+        for _ in range(2):
+            assert (await page(site, f"limit=9&offset={offset}"))[0] == await plain_page(site, offset, 9)
+        low = 50 + 90 * round_number
+        await plain_sql(
+            site,
+            f"DELETE FROM items WHERE id BETWEEN {low} AND {low + 4}",
+            f"INSERT INTO items (id, name, {_rank(site)}, published) VALUES ({next_id}, 'late', 3, TRUE)",
+            f"UPDATE items SET published = FALSE WHERE id = {offset + 5}",
+        )
+        next_id += 1
+        assert (await page(site, f"limit=9&offset={offset}"))[0] == await plain_page(site, offset, 9)
+        assert (await page(site, f"limit=9&offset={offset}&sort=-id"))[0] == await plain_page(
+            site, offset, 9, descending=True
+        )
 
 
 async def test_the_keys_are_noted_once_and_then_reused(site, monkeypatch):
@@ -106,4 +163,34 @@ async def test_the_keys_are_noted_once_and_then_reused(site, monkeypatch):
     await page(site, "limit=5&offset=4500")
     await page(site, "limit=5&offset=4100")
     await page(site, "limit=5&offset=2200")
-    assert steps == [4, 0, 0]  # four keys (rows 999, 1999, 2999, 3999) noted once, then reused
+    assert steps == [4]  # four keys (rows 999, 1999, 2999, 3999) noted once, then reused
+
+
+async def test_without_the_change_log_triggers_pages_stay_exact(server_database, host_factory):
+    """Writes made while the table has no change-log trigger move no head: the keys noted before must
+    not be used, neither while the triggers are missing nor after they are made again."""
+    rows = [{"name": f"item {n}", "rank": n % 7, "published": True} for n in range(1, ROWS + 1)]
+    site = await constructor_host(server_database, host_factory, ITEMS, TAB, rows)
+    for _ in range(2):
+        assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
+    for name in _trigger_names(site):
+        await site.database.execute(_drop_trigger(site, name))
+    await site.database.execute("DELETE FROM items WHERE id BETWEEN 10 AND 29")  # unrecorded
+    assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
+    await site.database.execute("DELETE FROM items WHERE id BETWEEN 30 AND 39")  # unrecorded
+    await site.api.changes.follow(object(), {"items": "id"}, {})  # the triggers made again
+    for _ in range(2):  # the head is where it was: the new triggers' identity tells the keys are old
+        assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
+
+
+def _trigger_names(site) -> list[str]:
+    base = trigger_base("items", "id")
+    if dialect_name(site.database) == "postgresql":
+        return [base]
+    return [f"{base}_{suffix}" for suffix in MARIADB_SUFFIXES]
+
+
+def _drop_trigger(site, name: str) -> str:
+    if dialect_name(site.database) == "postgresql":
+        return f'DROP TRIGGER "{name}" ON items'
+    return f"DROP TRIGGER `{name}`"

@@ -1,6 +1,7 @@
 """Which accelerator a database has (pb_headless/database/accelerators.py): generic code asks it, never
-the dialect's name; MariaDB gets the plain one, whose every answer is "the ordinary way", PostgreSQL
-the plain one with its trigram indexes (whose query is the ordinary one: no candidates table)."""
+the dialect's name; PostgreSQL and MariaDB get one that serves deep pages from noted keys and otherwise
+answers as the plain one: "the ordinary way"; PostgreSQL's adds its trigram indexes (whose query is the
+ordinary one: no candidates table)."""
 
 from __future__ import annotations
 
@@ -12,22 +13,31 @@ from pb_headless.database.accelerator import PLAIN
 from pb_headless.database.accelerators import accelerator_of, reads_inline
 from pb_headless.database.postgresql.accelerator import PostgreSQLAccelerator
 from pb_headless.database.prepare import prepare
+from pb_headless.database.server_accelerator import ServerAccelerator
 from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
 
 
-async def test_mariadb_gets_the_plain_accelerator():
-    database = Database("mysql://u@localhost/db")
+@pytest.mark.parametrize("url", ["postgresql://u@localhost/db", "mysql://u@localhost/db"])
+async def test_a_server_database_gets_deep_pages_and_otherwise_the_plain_answers(url: str):
+    database = Database(url)
     accelerator = accelerator_of(database)
-    assert accelerator is PLAIN and not reads_inline(database)
+    assert (
+        isinstance(accelerator, ServerAccelerator) and accelerator.deep_pages and not reads_inline(database)
+    )
+    assert accelerator_of(database) is accelerator  # one per database: its noted keys last
+    assert accelerator_of(Database(url)) is not accelerator
+    assert not PLAIN.deep_pages
     assert accelerator.data_version() is None
     assert accelerator.read_quick(database, "SELECT 1", ()) is None
-    assert await accelerator.ensure_search_index(database, None, ("title",)) is None  # type: ignore[arg-type]
+    if url.startswith("mysql"):
+        assert await accelerator.ensure_search_index(database, None, ("title",)) is None  # type: ignore[arg-type]
 
 
 def test_postgresql_reads_the_ordinary_way_and_keeps_trigram_indexes():
     database = Database("postgresql://u@localhost/db")
     accelerator = accelerator_of(database)
-    assert isinstance(accelerator, PostgreSQLAccelerator) and not reads_inline(database)
+    assert isinstance(accelerator, PostgreSQLAccelerator) and accelerator.deep_pages
+    assert not reads_inline(database)
     assert accelerator.data_version() is None
     assert accelerator.read_quick(database, "SELECT 1", ()) is None
 

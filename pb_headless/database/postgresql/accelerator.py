@@ -1,15 +1,18 @@
-"""PostgreSQL's accelerator: the plain one, and the `pg_trgm` indexes that serve search."""
+"""PostgreSQL's accelerator: the server one (deep pages from noted keys), and the `pg_trgm` indexes
+that serve search."""
 
 from __future__ import annotations
 
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.database.accelerator import Accelerator
 from pb_headless.database.postgresql import search_index
+from pb_headless.database.server_accelerator import ServerAccelerator
 
 
-class PostgreSQLAccelerator(Accelerator):
+class PostgreSQLAccelerator(ServerAccelerator):
+    """One per `Database` (database/accelerators.py), holding its noted keys."""
+
     async def ensure_search_index(
         self, database: Database, definition: sa.Table, searchable: tuple[str, ...]
     ) -> str | None:
@@ -21,5 +24,3 @@ class PostgreSQLAccelerator(Accelerator):
     async def drop_search_index(self, database: Database, table: str) -> None:
         await search_index.drop_search_index(database, table)
 
-
-POSTGRESQL = PostgreSQLAccelerator()

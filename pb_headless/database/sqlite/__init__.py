@@ -1,1 +1,1 @@
-"""SQLite's own parts: kept-open connections, loop reads, noted positions, the trigram index."""
+"""SQLite's own parts: kept-open connections, loop reads, its data version, the trigram index."""

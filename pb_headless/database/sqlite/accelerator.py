@@ -10,9 +10,9 @@ from databases import Database
 
 from pb_headless.database import internals
 from pb_headless.database.accelerator import Accelerator, DeepPageStatements
+from pb_headless.database.positions import Positions
 from pb_headless.database.sqlite import search_index
 from pb_headless.database.sqlite.inline import InlineReads
-from pb_headless.database.sqlite.positions import Positions
 
 
 class SQLiteAccelerator(Accelerator):
@@ -20,7 +20,7 @@ class SQLiteAccelerator(Accelerator):
 
     def __init__(self, inline: InlineReads | None) -> None:
         self.inline = inline
-        self.reads_inline = inline is not None
+        self.reads_inline = self.deep_pages = inline is not None
         self.positions = Positions()
 
     def read_quick(self, database: Database, sql: str, arguments: Sequence[Any]) -> list[Any] | None:
@@ -33,11 +33,21 @@ class SQLiteAccelerator(Accelerator):
         return None if self.inline is None else self.inline.data_version()
 
     async def deep_page(
-        self, database: Database, statements: DeepPageStatements, values: dict[Any, Any], pk: str
+        self,
+        database: Database,
+        statements: DeepPageStatements,
+        values: dict[Any, Any],
+        table: str,
+        pk: str,
     ) -> Sequence[Any] | None:
-        if self.inline is None:
+        inline = self.inline
+        if inline is None:
             return None
-        return await self.positions.page(database, self.inline, statements, values, pk)
+
+        async def version() -> int | None:
+            return inline.data_version()
+
+        return await self.positions.page(database, version, statements, values, pk)
 
     async def ensure_search_index(
         self, database: Database, definition: sa.Table, searchable: tuple[str, ...]
