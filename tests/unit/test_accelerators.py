@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from databases import Database
 
 from pb_headless.database.accelerator import PLAIN

@@ -23,4 +23,3 @@ class PostgreSQLAccelerator(ServerAccelerator):
 
     async def drop_search_index(self, database: Database, table: str) -> None:
         await search_index.drop_search_index(database, table)
-
