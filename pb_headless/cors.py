@@ -226,10 +226,12 @@ class CORSMiddleware:
         if not isinstance(snapshot, Snapshot):
             # Without an Origin only `Vary` is at stake: the snapshot at hand will do, no query for it.
             snapshot = self.api.snapshots.current if origin is None else await self._read_snapshot()
-        if snapshot is None or snapshot.is_dormant():
+        if snapshot is None:
             return None
-        policy = policy_of(snapshot)
-        return policy if policy.enabled and policy.covers_path(path) else None
+        policy = policy_of(snapshot)  # looked at first: no clock read while no origin is configured
+        if not policy.enabled or snapshot.is_dormant():
+            return None
+        return policy if policy.covers_path(path) else None
 
     async def _read_snapshot(self) -> Snapshot | None:
         """The current snapshot; if the database fails, the answer goes out without CORS headers."""

@@ -280,10 +280,11 @@ def _add_rate_headers(response: Response, decision: RateDecision) -> None:
     """Every answer carries the client's rate state; appended as raw headers unless the response
     (an integrator's endpoint) set them itself, in which case they are replaced."""
     raw = response.raw_headers
-    if any(name.startswith(b"x-ratelimit-") for name, _ in raw):
-        response.headers.update(decision.headers())
-    else:
-        raw.extend(decision.raw_headers())
+    for name, _ in raw:
+        if name.startswith(b"x-ratelimit-"):
+            response.headers.update(decision.headers())
+            return
+    raw += decision.raw_headers()
 
 
 def _recorder(scope: Scope) -> Callable[[Snapshot], None]:

@@ -15,6 +15,8 @@ KEPT_STATEMENTS = 512  # compiled statements of plan shapes
 KEPT_STATEMENT_BYTES = 4 * 1024 * 1024  # and their size: SQL and converters grow with `in` lists
 KEPT_FIXED = 64  # compiled statements of the library's own constant queries (a handful in use)
 KEPT_BUILT = 256  # token look-ups kept built, by the row the database gave
+KEPT_PLANS = 512  # read plans, by object and query string as written (query strings of at most:)
+KEPT_PLAN_QUERY = 1024  # bytes; a longer query string is planned on every request
 
 
 class Bounded(Generic[K, V]):
@@ -58,6 +60,7 @@ class Caches:
         self.statements: Bounded[object, object] = Bounded(KEPT_STATEMENTS, KEPT_STATEMENT_BYTES)
         self.fixed: Bounded[object, object] = Bounded(KEPT_FIXED)
         self.built: Bounded[object, object] = Bounded(KEPT_BUILT)
+        self.plans: Bounded[object, object] = Bounded(KEPT_PLANS)
         self.totals = Totals()
 
     def sizes(self) -> dict[str, int]:
@@ -67,5 +70,6 @@ class Caches:
             "statement_bytes": self.statements.bytes,
             "fixed": len(self.fixed),
             "built": len(self.built),
+            "plans": len(self.plans),
             "totals": self.totals.size(),
         }
