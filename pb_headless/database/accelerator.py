@@ -55,6 +55,11 @@ class Accelerator:
         """A version that moves with every commit, whoever makes it; None: there is none."""
         return None
 
+    def steady_version(self, database: Database) -> int | None:
+        """`data_version()` where this task reads committed data only (not inside a transaction of its
+        own, whose writes no version shows): rows read at it hold while it stays. None: read again."""
+        return None
+
     async def deep_page(
         self, database: Database, statements: DeepPageStatements, values: dict[Any, Any], pk: str
     ) -> Sequence[Any] | None:

@@ -32,6 +32,11 @@ class SQLiteAccelerator(Accelerator):
     def data_version(self) -> int | None:
         return None if self.inline is None else self.inline.data_version()
 
+    def steady_version(self, database: Database) -> int | None:
+        if self.inline is None or internals.in_transaction(internals.held_by_task(database)):
+            return None
+        return self.inline.data_version()
+
     async def deep_page(
         self, database: Database, statements: DeepPageStatements, values: dict[Any, Any], pk: str
     ) -> Sequence[Any] | None:
