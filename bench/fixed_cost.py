@@ -222,13 +222,21 @@ async def main_async(args: argparse.Namespace) -> int:
             profiler.disable()
             pstats.Stats(profiler).sort_stats(args.sort).print_stats(45)
             return 0
+        floor = floor_app(built["floor_db"]) if args.floor else None
         if args.instructions:
+            print(f"{'request':<10} {'pb instructions':>16}" + ("  floor instr.  ratio" if floor else ""))
             for kind in kinds:
                 path, query, authorized = PB_REQUESTS[kind]
                 template = scope_of(path, query, built["token"] if authorized else None)
-                print(f"{kind:<10} {await instructions(app, template, args.requests):>12,.0f} instructions", flush=True)
+                counted = await instructions(app, template, args.requests)
+                line = f"{kind:<10} {counted:>16,.0f}"
+                if floor is not None:
+                    path, query, authorized = FLOOR_REQUESTS[kind]
+                    template = scope_of(path, query, built["floor_token"] if authorized else None)
+                    floor_counted = await instructions(floor, template, args.requests)
+                    line += f" {floor_counted:>13,.0f} {counted / floor_counted:>6.2f}x"
+                print(line, flush=True)
             return 0
-        floor = floor_app(built["floor_db"]) if args.floor else None
         print(f"in process, uvloop, {args.rows:,} rows, {args.requests} requests x {args.rounds} rounds (best)")
         print(f"{'request':<10} {'pb CPU µs':>10} {'pb wall µs':>11}" + (" floor CPU µs  ratio" if floor else ""))
         for kind in kinds:
