@@ -146,7 +146,9 @@ async def lifespan(app: ASGIApp) -> Callable[[], Awaitable[None]]:
 async def warm(app: ASGIApp, template: dict[str, Any], count: int) -> None:
     status, body = await call(app, template)
     if status != 200:
-        raise RuntimeError(f"{template['path']}?{template['query_string'].decode()}: HTTP {status} {body[:200]!r}")
+        raise RuntimeError(
+            f"{template['path']}?{template['query_string'].decode()}: HTTP {status} {body[:200]!r}"
+        )
     for _ in range(min(count, 300)):  # warm: compiled statements, kept counts, the token row
         await call(app, template)
 
@@ -237,8 +239,13 @@ async def main_async(args: argparse.Namespace) -> int:
                     line += f" {floor_counted:>13,.0f} {counted / floor_counted:>6.2f}x"
                 print(line, flush=True)
             return 0
-        print(f"in process, uvloop, {args.rows:,} rows, {args.requests} requests x {args.rounds} rounds (best)")
-        print(f"{'request':<10} {'pb CPU µs':>10} {'pb wall µs':>11}" + (" floor CPU µs  ratio" if floor else ""))
+        print(
+            f"in process, uvloop, {args.rows:,} rows, {args.requests} requests x {args.rounds} rounds (best)"
+        )
+        print(
+            f"{'request':<10} {'pb CPU µs':>10} {'pb wall µs':>11}"
+            + (" floor CPU µs  ratio" if floor else "")
+        )
         for kind in kinds:
             path, query, authorized = PB_REQUESTS[kind]
             template = scope_of(path, query, built["token"] if authorized else None)

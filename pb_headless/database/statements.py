@@ -221,7 +221,9 @@ async def fetch_fixed(
     prepared = _fixed_prepared(database, caches, statement, values)
     if prepared is None:  # this statement cannot be kept compiled
         return [FetchedRow(row._mapping) for row in await database.fetch_all(statement, dict(values))]
-    return [FetchedRow(prepared.processed(raw)) for raw in await _fixed_rows(database, caches, prepared, values)]
+    return [
+        FetchedRow(prepared.processed(raw)) for raw in await _fixed_rows(database, caches, prepared, values)
+    ]
 
 
 async def fetch_fixed_built(

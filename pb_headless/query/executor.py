@@ -102,7 +102,7 @@ def _as_read(plan: ListPlan) -> tuple[ListPlan, ListPlan]:
     if found is None:
         read = replace(plan, limit=plan.limit + 1) if plan.reads_past and plan.limit > 0 else plan
         found = derived["read"] = (read, replace(read, cursor=None))
-    return found  # type: ignore[no-any-return]
+    return found
 
 
 async def _page_rows(

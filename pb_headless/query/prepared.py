@@ -102,7 +102,7 @@ def _shape_of(plan: ShowPlan) -> tuple[Any, ...]:
     shape = derived.get("shape")
     if shape is None:
         shape = derived["shape"] = _shape(plan)
-    return shape  # type: ignore[no-any-return]
+    return shape
 
 
 def _shape(plan: ShowPlan) -> tuple[Any, ...]:
