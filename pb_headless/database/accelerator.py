@@ -10,7 +10,7 @@ use: every answer says "do it the ordinary way".
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -55,7 +55,7 @@ class Accelerator:
         """A version that moves with every commit, whoever makes it; None: there is none."""
         return None
 
-    def steady_version(self, database: Database) -> int | None:
+    def steady_version(self, database: Database) -> Hashable | None:
         """`data_version()` where this task reads committed data only (not inside a transaction of its
         own, whose writes no version shows): rows read at it hold while it stays. None: read again."""
         return None
