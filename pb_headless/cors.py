@@ -184,9 +184,9 @@ class CORSMiddleware:
             return
         scope[AUTHENTICATOR_KEY] = self.api.authenticator  # for ApiAuth on the host's own routes
         path = site_path(scope)
-        headers = Headers(scope=scope)
-        origin = headers.get("origin")
         if scope["method"] == "OPTIONS":
+            headers = Headers(scope=scope)
+            origin = headers.get("origin")
             if is_below(path, self.api.prefix):
                 await self._answer_api_options(scope, path, origin, headers, send)
                 return
@@ -195,6 +195,8 @@ class CORSMiddleware:
                 if policy is not None:
                     await _send_empty(send, _cors_headers(policy, origin, preflight=True))
                     return
+        else:  # the usual case: only the Origin is needed, read without a header object
+            origin = _origin(scope)
         await self.app(scope, receive, self._decorating(scope, path, origin, send))
 
     async def _answer_api_options(
@@ -226,10 +228,12 @@ class CORSMiddleware:
         if not isinstance(snapshot, Snapshot):
             # Without an Origin only `Vary` is at stake: the snapshot at hand will do, no query for it.
             snapshot = self.api.snapshots.current if origin is None else await self._read_snapshot()
-        if snapshot is None or snapshot.is_dormant():
+        if snapshot is None:
             return None
-        policy = policy_of(snapshot)
-        return policy if policy.enabled and policy.covers_path(path) else None
+        policy = policy_of(snapshot)  # looked at first: no clock read while no origin is configured
+        if not policy.enabled or snapshot.is_dormant():
+            return None
+        return policy if policy.covers_path(path) else None
 
     async def _read_snapshot(self) -> Snapshot | None:
         """The current snapshot; if the database fails, the answer goes out without CORS headers."""
@@ -245,6 +249,14 @@ class CORSMiddleware:
             return None
         self._read_failed = False
         return snapshot
+
+
+def _origin(scope: Scope) -> str | None:
+    """The first Origin header, as `Headers.get` gives it."""
+    for name, value in scope["headers"]:
+        if name == b"origin":
+            return str(value.decode("latin-1"))
+    return None
 
 
 def _cors_headers(policy: CorsPolicy | None, origin: str | None, *, preflight: bool) -> HeaderPairs:

@@ -64,6 +64,7 @@ log = logging.getLogger("pb_headless")
 
 PREFIX = "/api/pb/v1"
 DATABASE_TIMEOUT = 5.0
+KEPT_ROOTS = 64  # API addresses by scheme, Host, server and root path (`HeadlessAPI.api_root`)
 BODY_TIMEOUT = 10.0
 
 
@@ -120,6 +121,7 @@ class HeadlessAPI:
         )
         self.dialect = dialect_name(database)
         self.info = ApiInfo(title, self.version, self.routes)
+        self._roots: dict[tuple[Any, ...], str] = {}
         self.webhooks = _webhook_worker(database, self.snapshot, webhooks)
         self.changes = ChangeHub(database, self.authenticator, enabled=change_log)
         prepare(database)
@@ -163,10 +165,25 @@ class HeadlessAPI:
         return self.proxies.origin(request.scope)
 
     def api_root(self, request: Request) -> str:
-        """The absolute address of the API, for links and the OpenAPI `servers`."""
-        root = str(request.scope.get("root_path", ""))
+        """The absolute address of the API, for links and the OpenAPI `servers`. Without trusted
+        proxies it depends on the scheme, Host, server and root path alone: kept by those (a few
+        entries, emptied when full), so a request does not parse its Host again."""
+        scope = request.scope
+        if self.proxies.networks:
+            return self._api_root(scope)
+        hosts = tuple(value for name, value in scope.get("headers", ()) if name == b"host")
+        key = (scope.get("scheme"), hosts, scope.get("server"), scope.get("root_path", ""))
+        found = self._roots.get(key)
+        if found is None:
+            if len(self._roots) >= KEPT_ROOTS:
+                self._roots.clear()
+            found = self._roots[key] = self._api_root(scope)
+        return found
+
+    def _api_root(self, scope: Scope) -> str:
+        root = str(scope.get("root_path", ""))
         mounted = root if root.endswith(self.prefix) else root + self.prefix
-        return self.origin(request) + mounted
+        return self.proxies.origin(scope) + mounted
 
     def client_ip(self, scope: Scope) -> str:
         return self.proxies.client_ip(scope)
@@ -280,10 +297,11 @@ def _add_rate_headers(response: Response, decision: RateDecision) -> None:
     """Every answer carries the client's rate state; appended as raw headers unless the response
     (an integrator's endpoint) set them itself, in which case they are replaced."""
     raw = response.raw_headers
-    if any(name.startswith(b"x-ratelimit-") for name, _ in raw):
-        response.headers.update(decision.headers())
-    else:
-        raw.extend(decision.raw_headers())
+    for name, _ in raw:
+        if name.startswith(b"x-ratelimit-"):
+            response.headers.update(decision.headers())
+            return
+    raw += decision.raw_headers()
 
 
 def _recorder(scope: Scope) -> Callable[[Snapshot], None]:

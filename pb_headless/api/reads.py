@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
 from urllib.parse import unquote_plus
 
 from starlette.requests import Request
@@ -14,20 +14,23 @@ from pb_headless.api.cursor_links import cursor_links, page_cursors
 from pb_headless.api.handling import applied_handling
 from pb_headless.api.list_tags import list_tag
 from pb_headless.api.records import record_key
+from pb_headless.database.caches import KEPT_PLAN_QUERY
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
 from pb_headless.http.conditional import OBJECT_VARY, conditional, not_modified
 from pb_headless.http.responses import OBJECT_CACHING, json_response
 from pb_headless.query import parse_query, plan_list, plan_show
 from pb_headless.query.executor import ListPage, fetch_by_key, fetch_page
-from pb_headless.query.planner import ListPlan
+from pb_headless.query.grammar import ParsedQuery
+from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.registry import ObjectSpec
 
 PAGING_PARAMETERS = frozenset({"offset", "page"})
 TRUNCATED_HEADER = "X-Truncated-Relations"
+P = TypeVar("P", bound=ShowPlan)
 
 
 async def list_records(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
-    plan = plan_list(spec, parse_query(request.query_params.multi_items()))
+    plan = planned(context, request, spec, plan_list)
     preference = applied_handling(request, plan.ignored)
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
@@ -89,7 +92,7 @@ def _has_more(plan: ListPlan, page: ListPage, positions: dict[str, str | None]) 
 async def show_record(
     context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
 ) -> Response:
-    plan = plan_show(spec, parse_query(request.query_params.multi_items()))
+    plan = planned(context, request, spec, plan_show)
     preference = applied_handling(request, plan.ignored)
     record: dict[str, Any] | None = None
     truncated: Mapping[str, Any] = {}
@@ -103,6 +106,23 @@ async def show_record(
     headers = {**truncation_headers(truncated), **preference}
     response = json_response({"data": record}, headers=headers, cache=OBJECT_CACHING)
     return conditional(request.headers, response)
+
+
+def planned(
+    context: RequestContext, request: Request, spec: ObjectSpec, plan: Callable[[ObjectSpec, ParsedQuery], P]
+) -> P:
+    """The plan of this query string for this object: planning is pure (query/planner.py), so a plan
+    made once is kept by object and query string as written and used again (`caches.plans`); a plan
+    that answers 422 is made again each time, as is one of a query string past `KEPT_PLAN_QUERY`."""
+    written: bytes = request.scope.get("query_string", b"")
+    key = (spec, plan, written)
+    found: P | None = context.caches.plans.get(key)  # type: ignore[assignment]
+    if found is not None:
+        return found
+    made = plan(spec, parse_query(request.query_params.multi_items()))
+    if not getattr(made, "details", None) and len(written) <= KEPT_PLAN_QUERY:
+        context.caches.plans.put(key, made)
+    return made
 
 
 def truncation_headers(truncated: Mapping[str, Any]) -> dict[str, str]:

@@ -14,7 +14,7 @@ indexes to that.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -58,6 +58,11 @@ class Accelerator:
 
     def data_version(self) -> int | None:
         """A version that moves with every commit, whoever makes it; None: there is none."""
+        return None
+
+    def steady_version(self, database: Database) -> Hashable | None:
+        """`data_version()` where this task reads committed data only (not inside a transaction of its
+        own, whose writes no version shows): rows read at it hold while it stays. None: read again."""
         return None
 
     async def deep_page(

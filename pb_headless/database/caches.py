@@ -15,6 +15,9 @@ KEPT_STATEMENTS = 512  # compiled statements of plan shapes
 KEPT_STATEMENT_BYTES = 4 * 1024 * 1024  # and their size: SQL and converters grow with `in` lists
 KEPT_FIXED = 64  # compiled statements of the library's own constant queries (a handful in use)
 KEPT_BUILT = 256  # token look-ups kept built, by the row the database gave
+KEPT_STEADY = 256  # constant queries' rows (the token look-up), by values and SQLite's data version
+KEPT_PLANS = 512  # read plans, by object and query string as written (query strings of at most:)
+KEPT_PLAN_QUERY = 1024  # bytes; a longer query string is planned on every request
 
 
 class Bounded(Generic[K, V]):
@@ -58,6 +61,8 @@ class Caches:
         self.statements: Bounded[object, object] = Bounded(KEPT_STATEMENTS, KEPT_STATEMENT_BYTES)
         self.fixed: Bounded[object, object] = Bounded(KEPT_FIXED)
         self.built: Bounded[object, object] = Bounded(KEPT_BUILT)
+        self.plans: Bounded[object, object] = Bounded(KEPT_PLANS)
+        self.steady: Bounded[object, object] = Bounded(KEPT_STEADY)
         self.totals = Totals()
 
     def sizes(self) -> dict[str, int]:
@@ -67,5 +72,7 @@ class Caches:
             "statement_bytes": self.statements.bytes,
             "fixed": len(self.fixed),
             "built": len(self.built),
+            "plans": len(self.plans),
+            "steady": len(self.steady),
             "totals": self.totals.size(),
         }

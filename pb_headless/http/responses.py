@@ -37,9 +37,12 @@ class JSONResponse(Response):
 def json_response(
     content: Any, status_code: int = 200, headers: Mapping[str, str] | None = None, cache: str | None = None
 ) -> JSONResponse:
-    response = JSONResponse(content, status_code=status_code, headers=dict(headers or {}))
+    response = JSONResponse(content, status_code=status_code, headers=headers)
     if cache:
-        response.headers["Cache-Control"] = cache
+        if headers and any(name.lower() == "cache-control" for name in headers):
+            response.headers["Cache-Control"] = cache  # replaces the one given
+        else:  # the usual case: appended as it goes out, without a header object
+            response.raw_headers.append((b"cache-control", cache.encode("latin-1")))
     return response
 
 

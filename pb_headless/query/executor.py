@@ -87,10 +87,7 @@ async def fetch_page(
     if plan.details:
         raise ValidationFailed(plan.details)
     caches = caches or Caches()
-    # A page that must say itself whether more follow reads one row more; the statements of its
-    # shape are those of an offset page (a cursor adds its seek condition to the page only).
-    read = replace(plan, limit=plan.limit + 1) if plan.reads_past and plan.limit > 0 else plan
-    shaped = replace(read, cursor=None)
+    read, shaped = _as_read(plan)
     prepared = list_statements(database, caches, spec, shaped, dialect)
     rows = await _page_rows(database, caches, spec, read, prepared, dialect)
     more = len(rows) > plan.limit if plan.reads_past else None
@@ -102,6 +99,18 @@ async def fetch_page(
     records = render_records(rows, plan.fields)
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
     return ListPage(records, rows, total, truncated, more, estimated)
+
+
+def _as_read(plan: ListPlan) -> tuple[ListPlan, ListPlan]:
+    """The plan as read and its shape without the cursor, worked out once per plan: a page that must
+    say itself whether more follow reads one row more; the statements of its shape are those of an
+    offset page (a cursor adds its seek condition to the page only)."""
+    derived = plan.derived
+    found = derived.get("read")
+    if found is None:
+        read = replace(plan, limit=plan.limit + 1) if plan.reads_past and plan.limit > 0 else plan
+        found = derived["read"] = (read, replace(read, cursor=None))
+    return found
 
 
 async def _page_rows(

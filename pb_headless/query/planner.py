@@ -12,6 +12,7 @@ document states it without restating the rules.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from pb_headless.query.conversion import ConversionError, as_flag, convert, literal_text
@@ -77,6 +78,13 @@ class ShowPlan:
     fields: tuple[FieldSpec, ...]  # published order, primary key included
     relations: tuple[RelationSpec, ...] = ()
     ignored: tuple[str, ...] = ()
+
+    @cached_property
+    def derived(self) -> dict[str, Any]:
+        """What the modules that run this plan work out from it alone (its statement shape, the plan
+        as read), kept with it: a plan kept for its query string (api/reads.py) works them out once.
+        Not a field: `dataclasses.replace` gives the new plan an empty one."""
+        return {}
 
 
 @dataclass(frozen=True)

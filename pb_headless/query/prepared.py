@@ -119,6 +119,15 @@ def _cached(caches: Caches, spec: ObjectSpec, key: tuple[Any, ...], build: Calla
 
 
 def _shape_of(plan: ShowPlan) -> tuple[Any, ...]:
+    """What the statements of a plan depend on; worked out once per plan (`ShowPlan.derived`)."""
+    derived = plan.derived
+    shape = derived.get("shape")
+    if shape is None:
+        shape = derived["shape"] = _shape(plan)
+    return shape
+
+
+def _shape(plan: ShowPlan) -> tuple[Any, ...]:
     if not isinstance(plan, ListPlan):
         return (tuple(f.name for f in plan.fields), tuple(relation.name for relation in plan.relations))
     conditions = tuple(

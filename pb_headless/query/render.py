@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import base64
-from collections.abc import Iterable
+import functools
+from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
 from typing import Any, Protocol
@@ -22,8 +23,6 @@ class Row(Protocol):
 # Values JSON takes as they are; a field of another kind may still need them changed (a boolean
 # stored as 0/1, a decimal read as a float).
 _PLAIN = frozenset({str, int, float, bool})
-# A float column MariaDB reflects as DOUBLE comes back as a Decimal, which must still be a JSON number.
-_CONVERTED_KINDS = frozenset({FieldKind.BOOLEAN, FieldKind.DECIMAL, FieldKind.FLOAT})
 
 
 def render_record(row: Row, fields: Iterable[FieldSpec]) -> dict[str, Any]:
@@ -32,23 +31,51 @@ def render_record(row: Row, fields: Iterable[FieldSpec]) -> dict[str, Any]:
 
 
 def render_records(rows: Iterable[Row], fields: Iterable[FieldSpec]) -> list[dict[str, Any]]:
-    """Each row as `render_record` gives it; what depends on the fields is worked out once."""
+    """Each row as `render_record` gives it; what depends on the fields is worked out once: the
+    conversion of each field of a converted kind (`render_value`, chosen by its kind here)."""
     # `str()`: a column's name is SQLAlchemy's `quoted_name`, a str subclass orjson refuses as a key.
-    columns = [(str(field.name), field, field.kind in _CONVERTED_KINDS) for field in fields]
+    columns = [(str(field.name), field.name, _converter(field)) for field in fields]
     plain = _PLAIN
     records = []
     for row in rows:
         record = {}
-        for name, field, converted in columns:
-            value = row[field.name]
-            if converted:
-                record[name] = render_value(field, value)
-            elif value is None or type(value) in plain:
+        for name, key, converter in columns:
+            value = row[key]
+            if value is None or (converter is None and type(value) in plain):
                 record[name] = value
-            else:
+            elif converter is None:
                 record[name] = _json_value(value)
+            else:
+                record[name] = converter(value)
         records.append(record)
     return records
+
+
+def _converter(field: FieldSpec) -> Callable[[Any], Any] | None:
+    """`render_value` for a field of a converted kind, its kind decided once; None: any other kind."""
+    kind = field.kind
+    if kind is FieldKind.BOOLEAN:
+        return bool
+    if kind is FieldKind.DECIMAL:
+        return functools.partial(_decimal_value, field)
+    if kind is FieldKind.FLOAT:
+        return _float_value
+    return None
+
+
+def _decimal_value(field: FieldSpec, value: Any) -> Any:
+    if isinstance(value, (Decimal, float, int)):
+        return _decimal_text(field, value)
+    return _json_value(value)
+
+
+def _float_value(value: Any) -> Any:
+    # A float column MariaDB reflects as DOUBLE comes back as a Decimal: it must still be a JSON number.
+    if type(value) is float:
+        return value
+    if isinstance(value, Decimal):
+        return float(value)
+    return _json_value(value)
 
 
 def render_value(field: FieldSpec, value: Any) -> Any:

@@ -41,8 +41,12 @@ class RateDecision:
         }
 
     def raw_headers(self) -> list[tuple[bytes, bytes]]:
-        """`headers()` as ASGI carries them (lower-case names, bytes)."""
-        return [(name.lower().encode(), value.encode()) for name, value in self.headers().items()]
+        """`headers()` as ASGI carries them (lower-case names, bytes): what every answer adds."""
+        return [
+            (b"x-ratelimit-limit", b"%d" % self.limit),
+            (b"x-ratelimit-remaining", b"%d" % self.remaining),
+            (b"x-ratelimit-reset", b"%d" % self.reset),
+        ]
 
 
 class RateLimiter(Protocol):

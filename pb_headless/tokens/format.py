@@ -17,11 +17,11 @@ DISPLAY_PREFIX_LENGTH = 8
 
 
 def _base62(number: int, width: int) -> str:
-    digits = []
+    text = ""
     while number:
         number, remainder = divmod(number, 62)
-        digits.append(ALPHABET[remainder])
-    return "".join(reversed(digits)).rjust(width, ALPHABET[0])
+        text = ALPHABET[remainder] + text
+    return text.rjust(width, ALPHABET[0])
 
 
 def checksum(random_part: str) -> str:

@@ -82,4 +82,5 @@ async def test_a_flood_of_distinct_statement_shapes_leaves_the_caches_at_their_b
     assert 0 < sizes["statements"] <= caches.KEPT_STATEMENTS
     assert sizes["statement_bytes"] <= caches.KEPT_STATEMENT_BYTES
     assert sizes["totals"] <= 1024 and sizes["built"] <= caches.KEPT_BUILT
+    assert 0 < sizes["plans"] <= caches.KEPT_PLANS and sizes["steady"] <= caches.KEPT_STEADY
     assert grown < ALLOWED_GROWTH, f"RSS grew by {grown / 2**20:.1f} MB over {SHAPES - MEASURED_FROM} shapes"

@@ -99,3 +99,18 @@ async def test_a_write_answers_with_what_it_wrote(site):
     listed = await site.client.get(f"{URL}?filter[rank]=5", headers=site.headers)
     assert [record["title"] for record in listed.json()["data"]] == ["note 5", "fresh"]
     assert listed.json()["meta"]["total"] == 2
+
+
+async def test_the_token_look_up_is_kept_while_nothing_is_written_and_another_programs_write_ends_it(site):
+    """The token's row is read again only when SQLite's data version moved (docs/performance.md):
+    a token disabled by another program, with no API call, is refused at the next request."""
+    for _ in range(2):
+        assert (await site.client.get(f"{URL}/7", headers=site.headers)).status_code == 200
+    assert site.api.caches.sizes()["steady"] >= 1  # kept with the version it was read at
+    other = sqlite3.connect(site.database.url.database, isolation_level=None)
+    try:
+        other.execute("UPDATE pb_api_tokens SET enabled = 0")
+    finally:
+        other.close()
+    response = await site.client.get(f"{URL}/7", headers=site.headers)
+    assert response.status_code == 401, response.text

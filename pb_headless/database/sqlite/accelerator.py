@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Hashable, Sequence
 from typing import Any
 
 import sqlalchemy as sa
@@ -31,6 +31,11 @@ class SQLiteAccelerator(Accelerator):
 
     def data_version(self) -> int | None:
         return None if self.inline is None else self.inline.data_version()
+
+    def steady_version(self, database: Database) -> Hashable | None:
+        if self.inline is None or internals.in_transaction(internals.held_by_task(database)):
+            return None
+        return self.inline.steady_version()
 
     async def deep_page(
         self,

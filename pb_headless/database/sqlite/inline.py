@@ -18,6 +18,7 @@ the next `RETRY_AFTER` runs. Nothing waits on the loop thread, so one slow read 
 
 from __future__ import annotations
 
+import itertools
 import sqlite3
 import threading
 import time
@@ -31,6 +32,8 @@ BATCH = 16  # rows copied out between two looks at the size
 # A statement that ran over a bound runs on the thread this many times, then is tried again.
 RETRY_AFTER = 64
 KEPT_OVER = 256  # statements remembered as over a bound (oldest forgotten first)
+_OPENINGS = itertools.count(1)  # numbers each reader connection this process opens
+_TEXT = (str, bytes)  # what the size bound counts (a tuple: quicker for isinstance than a union)
 
 
 class InlineReads:
@@ -54,6 +57,7 @@ class InlineReads:
             "isolation_level": None,
         }
         self._reader: sqlite3.Connection | None = None
+        self._opening = 0  # which connection `_reader` is (`_OPENINGS`): data versions are per connection
         self._lock = threading.Lock()
         self._deadline = 0.0
         self._over: dict[str, int] = {}  # SQL that ran over a bound → runs left on the thread
@@ -106,6 +110,12 @@ class InlineReads:
         finally:
             self._lock.release()
 
+    def steady_version(self) -> tuple[int, int] | None:
+        """`data_version` with the connection it was read on: two connections' data versions do not
+        compare, so rows kept at one version of a closed connection never match a new one's."""
+        version = self.data_version()
+        return None if version is None else (self._opening, version)
+
     def close(self) -> None:
         with self._lock:
             connection, self._reader = self._reader, None
@@ -132,6 +142,7 @@ class InlineReads:
         connection.execute("PRAGMA query_only = ON")
         connection.set_progress_handler(self._past_deadline, CHECK_EVERY)
         self._reader = connection
+        self._opening = next(_OPENINGS)
         return connection
 
     def _past_deadline(self) -> int:
@@ -142,11 +153,15 @@ def _within_size(cursor: sqlite3.Cursor) -> list[Any] | None:
     """The cursor's rows, or None once they hold more than `INLINE_BYTES` of text and bytes."""
     rows: list[Any] = []
     size = 0
-    while batch := cursor.fetchmany(BATCH):
+    while True:
+        batch = cursor.fetchmany(BATCH)
         for row in batch:
-            size += sum(len(value) for value in row if isinstance(value, str | bytes))
+            for value in row:  # a plain loop: no generator per row (docs/performance.md)
+                if isinstance(value, _TEXT):
+                    size += len(value)
         if size > INLINE_BYTES:
             cursor.close()
             return None
-        rows.extend(batch)
-    return rows
+        rows += batch
+        if len(batch) < BATCH:  # the last batch: no call more to hear that there is none
+            return rows
