@@ -64,14 +64,13 @@ def list_statements(
     database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, dialect: str
 ) -> ListStatements | None:
     """The page and count statements of this plan's shape, compiled on first use; None: not reusable."""
-    key = (
-        "list",
-        dialect,
-        _shape_of(plan),
-        is_deferred(spec, plan, dialect),
-        search_match(spec, plan, dialect),
-    )
+    key = ("list", *_list_shape(spec, plan, dialect))
     return _cached(caches, spec, key, lambda: _prepare_list(database, spec, plan, dialect))
+
+
+def _list_shape(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[Any, ...]:
+    """What decides a list statement's SQL beside its values (shared by offset and cursor pages)."""
+    return (dialect, _shape_of(plan), is_deferred(spec, plan, dialect), search_match(spec, plan, dialect))
 
 
 def cursor_statement(
@@ -83,10 +82,7 @@ def cursor_statement(
     assert cursor is not None
     key = (
         "cursor",
-        dialect,
-        _shape_of(plan),
-        is_deferred(spec, plan, dialect),
-        search_match(spec, plan, dialect),
+        *_list_shape(spec, plan, dialect),
         cursor.backwards,
         tuple(value is None for value in cursor.values),
     )
