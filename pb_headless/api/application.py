@@ -24,7 +24,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
-from pb_headless.api.addresses import check_not_shadowing, match
+from pb_headless.api.addresses import Match, check_not_shadowing, match
 from pb_headless.api.context import ApiInfo, RequestContext
 from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import health
@@ -66,6 +66,7 @@ PREFIX = "/api/pb/v1"
 DATABASE_TIMEOUT = 5.0
 KEPT_ROOTS = 64  # API addresses by scheme, Host, server and root path (`HeadlessAPI.api_root`)
 BODY_TIMEOUT = 10.0
+_EAGER_KINDS = frozenset(("service", "collection", "record"))  # the API's own reads (`_serve`)
 
 
 class HeadlessAPI:
@@ -228,28 +229,46 @@ class HeadlessAPI:
         if path == "/health":
             if scope["method"] not in ("GET", "HEAD"):
                 raise MethodNotAllowed(["GET", "HEAD", "OPTIONS"])
-            return await health(self._checked_snapshot(scope), self.version, self.database_timeout)
+            inline = reads_inline(self.database)
+            return await health(
+                self._checked_snapshot(scope, inline),
+                self.version,
+                self.database_timeout,
+                eager=self.database if inline else None,
+            )
         try:
             body = await read_body(scope, receive, limit=MAX_BODY_BYTES, timeout=self.body_timeout)
         except BodyTimeout:
             raise RequestTimeout() from None
         request = Request(scope, replaying(body, receive))
-        return await within(self.database_timeout, self._authenticated(request, path, decision, body))
+        found = match(path, self.routes)
+        inline = reads_inline(self.database)
+        work = self._authenticated(request, found, decision, body, inline)
+        # SQLite's reads on the loop mostly never wait: the API's own reads start at once, and only
+        # one that has to wait gets the time limit's task (database/deadline.py). Integrators' code
+        # (custom routes, a user loader) always runs in a task of its own.
+        eager = (
+            inline
+            and scope["method"] in ("GET", "HEAD")
+            and found.kind in _EAGER_KINDS
+            and self.authenticator.user_loader is None
+        )
+        return await within(self.database_timeout, work, eager=self.database if eager else None)
 
     async def _authenticated(
-        self, request: Request, path: str, decision: RateDecision, body: Body
+        self, request: Request, found: Match, decision: RateDecision, body: Body, inline: bool
     ) -> Response:
-        if reads_inline(self.database):
+        if inline:
             # SQLite's short reads need no connection of the request's; a statement that does takes
             # one of the kept connections for itself (docs/performance.md).
-            return await self._authenticated_on(request, path, decision, body)
+            return await self._authenticated_on(request, found, decision, body)
         async with held_connection(self.database):  # one connection for every query of the request
-            response = await self._authenticated_on(request, path, decision, body)
+            response = await self._authenticated_on(request, found, decision, body)
             answered(response)  # ready before the release: a stall there cannot turn it into a 503
         return response
 
     async def _authenticated_on(
-        self, request: Request, path: str, decision: RateDecision, body: Body
+        self, request: Request, found: Match, decision: RateDecision, body: Body
     ) -> Response:
         authentication = await self.authenticator.authenticate(request.headers, _recorder(request.scope))
         await follow_catalog(self.changes, authentication.snapshot)  # DDL only when the version moved
@@ -266,12 +285,12 @@ class HeadlessAPI:
             data_version=authentication.data_version,
             changes=self.changes,
         )
-        return await dispatch(context, request, match(path, self.routes))
+        return await dispatch(context, request, found)
 
-    async def _checked_snapshot(self, scope: Scope) -> None:
+    async def _checked_snapshot(self, scope: Scope, inline: bool) -> None:
         """Health's check of the database: read the shared version, as every request does, on a
         connection that is closed if the check is cut off (a frozen server keeps no pool place)."""
-        if reads_inline(self.database):
+        if inline:
             _recorder(scope)(await self.snapshot())
             return
         async with held_connection(self.database):

@@ -19,10 +19,13 @@ from pb_headless.registry import ObjectSpec
 HEALTH_TIMEOUT = 2.0  # /health says "unavailable" within this, however long the database time limit
 
 
-async def health(check: Coroutine[Any, Any, None], version: str, timeout: float) -> Response:
-    """200 while `check` (a read of the shared version) succeeds within the time limit, else 503."""
+async def health(
+    check: Coroutine[Any, Any, None], version: str, timeout: float, *, eager: Any = None
+) -> Response:
+    """200 while `check` (a read of the shared version) succeeds within the time limit, else 503.
+    `eager`: the database, when the check may start at once (`deadline.within`)."""
     try:
-        await within(min(timeout, HEALTH_TIMEOUT), check)
+        await within(min(timeout, HEALTH_TIMEOUT), check, eager=eager)
     except Exception as failure:
         error = failure if isinstance(failure, ServiceUnavailable) else ServiceUnavailable()
         body = {**error.body(), "status": "unavailable", "database": "unavailable", "version": version}

@@ -10,18 +10,28 @@ What the client hears depends on how far a write got (docs/writes.md, "When the 
 unknown"): cut before its COMMIT was sent, nothing was written; cut while the COMMIT was under way,
 nobody can know; the COMMIT confirmed, the answer is a success whenever it was ready (only giving
 the connection back was slow).
+
+Most SQLite reads never wait at all (docs/performance.md, "Reads on the loop"): the token, the record
+and the page are read on the loop's own thread. For those, a task, a timer and three turns of the
+event loop per request cost more than the read. Work started with `eager=database` therefore runs
+its first step at once, in the caller (as Python 3.12's eager tasks do): done without waiting, it
+answers with nothing else made. Only when it has to wait does it become a task of its own and the
+time limit apply as above, with what the first step set up handed over: its `databases` connection
+(kept per task) and its context.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import contextvars
 import functools
 import logging
 import weakref
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine, Generator, Iterator
 from typing import Any, TypeVar, cast
 
+from pb_headless.database import internals
 from pb_headless.database.database_errors import is_unavailable
 from pb_headless.errors import ServiceUnavailable
 
@@ -54,11 +64,45 @@ _NO_ANSWER: Any = object()
 _progress: weakref.WeakKeyDictionary[asyncio.Task[Any], _Progress] = weakref.WeakKeyDictionary()
 
 
-async def within(seconds: float, work: Coroutine[Any, Any, T]) -> T:
+async def within(seconds: float, work: Coroutine[Any, Any, T], *, eager: Any = None) -> T:
     """The result of `work`; `ServiceUnavailable` when it takes longer than `seconds` or when the
-    database is unreachable. Any other exception of `work` propagates unchanged."""
+    database is unreachable. Any other exception of `work` propagates unchanged.
+
+    With `eager` (the `databases.Database` the work uses), the work's first step runs at once in the
+    caller, and only work that has to wait gets a task and a timer. For work that binds nothing but
+    its `databases` connection to the running task before its first wait (no `asyncio.timeout`, no
+    anyio scope): the API's own reads, not integrators' code."""
+    if eager is not None and internals.held_by_task(eager) is None:
+        return await _eagerly(seconds, work, eager)
     task = asyncio.ensure_future(work)
-    progress = _progress.setdefault(task, _Progress())
+    return await _bounded(seconds, task, _progress.setdefault(task, _Progress()))
+
+
+async def _eagerly(seconds: float, work: Coroutine[Any, Any, T], database: Any) -> T:
+    global _starting
+    caller = asyncio.current_task()
+    progress = _Progress()
+    context = contextvars.copy_context()  # the work's own, as a task of its own would have
+    outer, _starting = _starting, (caller, progress)
+    try:
+        waiting = context.run(work.send, None)
+    except StopIteration as done:  # finished without waiting: no task, no timer
+        return cast(T, done.value)
+    except asyncio.CancelledError:  # as `_bounded`: a cancel not its own (a wait shared with cut-off work)
+        raise ServiceUnavailable(TOO_SLOW) from None
+    except Exception as error:
+        if is_unavailable(error):
+            raise ServiceUnavailable(UNAVAILABLE) from error
+        raise
+    finally:
+        _starting = outer
+    task = asyncio.get_running_loop().create_task(_Resumed(work, waiting), context=context)
+    internals.hand_over_connection(database, caller, task)  # the rest of the work runs in `task`
+    _progress[task] = progress
+    return await _bounded(seconds, task, progress)
+
+
+async def _bounded(seconds: float, task: asyncio.Task[T], progress: _Progress) -> T:
     loop = task.get_loop()
     waiter = loop.create_future()  # done when the work is, or when the time is up
     timer = loop.call_at(loop.time() + seconds, _wake, waiter)
@@ -84,6 +128,39 @@ async def within(seconds: float, work: Coroutine[Any, Any, T]) -> T:
         if is_unavailable(error):
             raise ServiceUnavailable(UNAVAILABLE) from error
         raise
+
+
+class _Resumed(Coroutine[Any, Any, Any]):
+    """A coroutine already started and waiting on `waiting`, as a task's coroutine: the task's first
+    step hands it `waiting` to wait on (as the work's own first step would have), and every later
+    step, cancels included, goes to the work."""
+
+    __slots__ = ("_waiting", "_work")
+
+    def __init__(self, work: Coroutine[Any, Any, Any], waiting: Any) -> None:
+        self._work = work
+        self._waiting: Any = waiting
+
+    def send(self, value: Any) -> Any:
+        waiting = self._waiting
+        if waiting is not _RESUMED:
+            self._waiting = _RESUMED
+            return waiting
+        return self._work.send(value)
+
+    def throw(self, *error: Any) -> Any:
+        self._waiting = _RESUMED
+        return self._work.throw(*error)
+
+    def close(self) -> None:
+        self._work.close()
+
+    def __await__(self) -> Generator[Any, None, Any]:
+        raise TypeError("a resumed database work runs as a task, it is not awaited")
+
+
+_RESUMED: Any = object()
+_starting: tuple[asyncio.Task[Any] | None, _Progress] | None = None  # the eager first step running now
 
 
 def _late(progress: _Progress) -> Any:
@@ -118,6 +195,8 @@ def answered(answer: Any) -> None:
 
 def _current() -> _Progress | None:
     task = asyncio.current_task()
+    if _starting is not None and _starting[0] is task:  # inside an eager first step (`_eagerly`)
+        return _starting[1]
     return None if task is None else _progress.get(task)
 
 

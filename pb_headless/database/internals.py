@@ -132,3 +132,13 @@ def result_columns(compiled: Any) -> list[Any]:
 def result_processor(type_: Any, dialect: Dialect) -> Callable[[Any], Any] | None:
     """The dialect's conversion of a driver value of this type (cached by SQLAlchemy per dialect)."""
     return type_._cached_result_processor(dialect, None)
+
+
+def hand_over_connection(database: Any, source: Any, target: Any) -> None:
+    """Give the `databases` connection `source` (a task) has to `target`, which carries on its work
+    (`deadline.within`, eager): its queries and its release find it there."""
+    if database._global_connection is not None:
+        return
+    found = database._connection_map.pop(source, None)
+    if found is not None:
+        database._connection_map[target] = found
