@@ -16,8 +16,14 @@ from pb_headless.api.list_tags import list_tag
 from pb_headless.api.records import record_key
 from pb_headless.database.caches import KEPT_PLAN_QUERY
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
-from pb_headless.http.conditional import OBJECT_VARY, conditional, not_modified
-from pb_headless.http.responses import OBJECT_CACHING, json_response
+from pb_headless.http.conditional import OBJECT_VARY, conditional, entity_tag, none_match, not_modified
+from pb_headless.http.responses import (
+    OBJECT_CACHING,
+    json_bytes,
+    json_prepared,
+    json_response,
+    request_header,
+)
 from pb_headless.query import parse_query, plan_list, plan_show
 from pb_headless.query.executor import ListPage, fetch_by_key, fetch_page
 from pb_headless.query.grammar import ParsedQuery
@@ -104,8 +110,17 @@ async def show_record(
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     headers = {**truncation_headers(truncated), **preference}
-    response = json_response({"data": record}, headers=headers, cache=OBJECT_CACHING)
-    return conditional(request.headers, response)
+    body = json_bytes({"data": record})
+    tag = entity_tag(body)
+    response = json_prepared(body, headers, OBJECT_CACHING)
+    if none_match(request_header(request.scope, b"if-none-match"), tag):
+        return conditional(request.headers, response, tag)  # the 304
+    # What `conditional` adds to a 200, appended as raw headers.
+    response.raw_headers += ((b"etag", tag.encode("latin-1")), (b"vary", _OBJECT_VARY_RAW))
+    return response
+
+
+_OBJECT_VARY_RAW = OBJECT_VARY.encode("latin-1")
 
 
 def planned(

@@ -23,6 +23,15 @@ def _default(value: Any) -> Any:
     raise TypeError(f"{type(value).__name__} is not JSON serializable")
 
 
+def request_header(scope: Mapping[str, Any], name: bytes) -> str | None:
+    """The first value of a request header (`name` in lower case), as `Request.headers.get` gives it,
+    read from the ASGI scope without making a header object."""
+    for key, value in scope["headers"]:
+        if key == name:
+            return str(value.decode("latin-1"))
+    return None
+
+
 def json_bytes(content: Any) -> bytes:
     return orjson.dumps(content, default=_default, option=_OPTIONS)
 
@@ -43,6 +52,26 @@ def json_response(
             response.headers["Cache-Control"] = cache  # replaces the one given
         else:  # the usual case: appended as it goes out, without a header object
             response.raw_headers.append((b"cache-control", cache.encode("latin-1")))
+    return response
+
+
+def json_prepared(
+    body: bytes, headers: Mapping[str, str], cache: str, status_code: int = 200
+) -> JSONResponse:
+    """`json_response` for a body already rendered (`json_bytes`) and headers that carry no
+    `Cache-Control` of their own: the same response, raw headers in the same order, made without
+    Starlette's header handling. Still a `Response` for everything after it."""
+    response = JSONResponse.__new__(JSONResponse)
+    response.status_code = status_code
+    response.background = None
+    response.body = body
+    raw = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+    raw += (
+        (b"content-length", str(len(body)).encode("latin-1")),
+        (b"content-type", b"application/json"),
+        (b"cache-control", cache.encode("latin-1")),
+    )
+    response.raw_headers = raw
     return response
 
 
