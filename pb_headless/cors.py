@@ -15,7 +15,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import cached_property
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import Headers, MutableHeaders
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -38,6 +38,7 @@ EXPOSED_HEADERS = (
 )
 # The administration area never gets CORS headers, whatever the paths say (docs/cors-and-rate-limits.md).
 ADMIN_AREA = "mgr"
+_TO_READ: Any = object()  # `_policy_at_hand`: the policy needs the settings read first
 MAX_ORIGIN = 300  # scheme, a 253-character host and a port; longer is not an origin a browser sends
 HeaderPairs = tuple[tuple[str, str], ...]
 
@@ -210,7 +211,9 @@ class CORSMiddleware:
     def _decorating(self, scope: Scope, path: str, origin: str | None, send: Send) -> Send:
         async def send_with_cors(message: Message) -> None:
             if message["type"] == "http.response.start":
-                policy = await self._policy(scope, path, origin)
+                policy = self._policy_at_hand(scope, path, origin)
+                if policy is _TO_READ:
+                    policy = await self._policy(scope, path, origin)
                 if policy is not None:
                     headers = MutableHeaders(scope=message)
                     for key, value in _cors_headers(policy, origin, preflight=False):
@@ -228,6 +231,18 @@ class CORSMiddleware:
         if not isinstance(snapshot, Snapshot):
             # Without an Origin only `Vary` is at stake: the snapshot at hand will do, no query for it.
             snapshot = self.api.snapshots.current if origin is None else await self._read_snapshot()
+        return self._policy_of(snapshot, path)
+
+    def _policy_at_hand(self, scope: Scope, path: str, origin: str | None) -> Any:
+        """`_policy` when it needs no query (the usual case), without a coroutine; else `_TO_READ`."""
+        snapshot = scope.get(SNAPSHOT_SCOPE_KEY)
+        if not isinstance(snapshot, Snapshot):
+            if origin is not None:
+                return _TO_READ
+            snapshot = self.api.snapshots.current
+        return self._policy_of(snapshot, path)
+
+    def _policy_of(self, snapshot: Snapshot | None, path: str) -> CorsPolicy | None:
         if snapshot is None:
             return None
         policy = policy_of(snapshot)  # looked at first: no clock read while no origin is configured

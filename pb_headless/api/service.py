@@ -31,13 +31,16 @@ async def health(
         error = failure if isinstance(failure, ServiceUnavailable) else ServiceUnavailable()
         body = {**error.body(), "status": "unavailable", "database": "unavailable", "version": version}
         return json_response(body, status_code=503, headers=error.headers, cache=NO_STORE)
-    return json_prepared(_healthy(version), {}, NO_STORE)
+    healthy, raw_headers = _healthy(version)
+    return json_prepared(healthy, {}, NO_STORE, raw_headers=raw_headers)
 
 
 @functools.lru_cache(maxsize=4)
-def _healthy(version: str) -> bytes:
-    """The body of a healthy answer: the same for every request of a release."""
-    return json_bytes({"status": "ok", "database": "ok", "version": version})
+def _healthy(version: str) -> tuple[bytes, list[tuple[bytes, bytes]]]:
+    """The body and headers of a healthy answer, the same for every request of a release (each
+    request gets a copy of the headers)."""
+    body = json_bytes({"status": "ok", "database": "ok", "version": version})
+    return body, json_prepared(body, {}, NO_STORE).raw_headers
 
 
 async def me(context: RequestContext, request: Request) -> Response:

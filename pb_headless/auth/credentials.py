@@ -13,8 +13,13 @@ def read_token(headers: Headers) -> str | None:
     Ambiguity is refused with 400 rather than guessed at: two `Authorization` headers, two
     `X-API-Key` headers, or both forms carrying different tokens (docs/authentication.md).
     """
-    authorizations = headers.getlist("authorization")
-    api_keys = headers.getlist("x-api-key")
+    authorizations: list[str] = []
+    api_keys: list[str] = []
+    for name, value in headers.raw:  # one pass over the headers for both (`getlist` twice made two)
+        if name == b"authorization":
+            authorizations.append(value.decode("latin-1"))
+        elif name == b"x-api-key":
+            api_keys.append(value.decode("latin-1"))
     if len(authorizations) > 1:
         raise BadRequest("The request carries more than one Authorization header; send one.")
     if len(api_keys) > 1:

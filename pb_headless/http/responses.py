@@ -56,15 +56,24 @@ def json_response(
 
 
 def json_prepared(
-    body: bytes, headers: Mapping[str, str], cache: str, status_code: int = 200
+    body: bytes,
+    headers: Mapping[str, str],
+    cache: str,
+    status_code: int = 200,
+    *,
+    raw_headers: list[tuple[bytes, bytes]] | None = None,
 ) -> JSONResponse:
     """`json_response` for a body already rendered (`json_bytes`) and headers that carry no
     `Cache-Control` of their own: the same response, raw headers in the same order, made without
-    Starlette's header handling. Still a `Response` for everything after it."""
+    Starlette's header handling. Still a `Response` for everything after it. `raw_headers`: those of
+    an earlier such answer with the same body and headers, copied instead of made again."""
     response = JSONResponse.__new__(JSONResponse)
     response.status_code = status_code
     response.background = None
     response.body = body
+    if raw_headers is not None:
+        response.raw_headers = raw_headers.copy()
+        return response
     raw = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
     raw += (
         (b"content-length", str(len(body)).encode("latin-1")),
