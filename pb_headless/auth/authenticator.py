@@ -67,7 +67,11 @@ class Authenticator:
     ) -> Authentication:
         """The principal and snapshot; `seen` is told the snapshot before any check can refuse."""
         plain, problem = _token_or_problem(headers)
-        version, token, data_version = await self._look_up(plain)
+        if plain is None or not is_well_formed(plain):  # no query for what cannot be a token
+            version, token, data_version = await read_version(self.database, self.tokens.caches), None, None
+        else:  # the state version, the token, and the data version, read in the same query
+            lookup = await self.tokens.lookup_with_versions(plain)
+            version, token, data_version = lookup.version, lookup.token, lookup.data_version
         snapshot = await self.snapshots.get(version)
         if seen is not None:
             seen(snapshot)
@@ -85,13 +89,6 @@ class Authenticator:
         if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
             await self.tokens.touch(token, now)
         return Authentication(Principal(token, user), snapshot, data_version)
-
-    async def _look_up(self, plain: str | None) -> tuple[int, TokenInfo | None, int | None]:
-        """The state version, the token, and the data version (read in the same query)."""
-        if plain is None or not is_well_formed(plain):  # no query for what cannot be a token
-            return await read_version(self.database, self.tokens.caches), None, None
-        lookup = await self.tokens.lookup_with_versions(plain)
-        return lookup.version, lookup.token, lookup.data_version
 
     async def _acting_user(self, token: TokenInfo) -> Any:
         if token.user_id is None or self.user_loader is None:

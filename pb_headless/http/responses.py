@@ -74,9 +74,13 @@ def json_prepared(
     if raw_headers is not None:
         response.raw_headers = raw_headers.copy()
         return response
-    raw = [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+    raw = (
+        [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
+        if headers
+        else []
+    )
     raw += (
-        (b"content-length", str(len(body)).encode("latin-1")),
+        (b"content-length", b"%d" % len(body)),
         (b"content-type", b"application/json"),
         (b"cache-control", cache.encode("latin-1")),
     )

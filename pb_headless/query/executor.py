@@ -208,6 +208,8 @@ async def fetch_by_key(
     if row is None:
         return None, {}
     record = render_record(row, plan.fields)
+    if not plan.relations:  # the usual show: nothing to attach, no coroutine for it
+        return record, {}
     truncated = await _attach_relations(database, plan.relations, [row], [record], spec.pk.name)
     return record, truncated
 
