@@ -243,7 +243,13 @@ class HeadlessAPI:
         request = Request(scope, replaying(body, receive))
         found = match(path, self.routes)
         inline = reads_inline(self.database)
-        work = self._authenticated(request, found, decision, body, inline)
+        work = (
+            # SQLite's short reads need no connection of the request's; a statement that does takes
+            # one of the kept connections for itself (docs/performance.md).
+            self._authenticated_on(request, found, decision, body)
+            if inline
+            else self._authenticated(request, found, decision, body)
+        )
         # SQLite's reads on the loop mostly never wait: the API's own reads start at once, and only
         # one that has to wait gets the time limit's task (database/deadline.py). Integrators' code
         # (custom routes, a user loader) always runs in a task of its own.
@@ -256,12 +262,8 @@ class HeadlessAPI:
         return await within(self.database_timeout, work, eager=self.database if eager else None)
 
     async def _authenticated(
-        self, request: Request, found: Match, decision: RateDecision, body: Body, inline: bool
+        self, request: Request, found: Match, decision: RateDecision, body: Body
     ) -> Response:
-        if inline:
-            # SQLite's short reads need no connection of the request's; a statement that does takes
-            # one of the kept connections for itself (docs/performance.md).
-            return await self._authenticated_on(request, found, decision, body)
         async with held_connection(self.database):  # one connection for every query of the request
             response = await self._authenticated_on(request, found, decision, body)
             answered(response)  # ready before the release: a stall there cannot turn it into a 503

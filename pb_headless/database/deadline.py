@@ -72,14 +72,10 @@ async def within(seconds: float, work: Coroutine[Any, Any, T], *, eager: Any = N
     caller, and only work that has to wait gets a task and a timer. For work that binds nothing but
     its `databases` connection to the running task before its first wait (no `asyncio.timeout`, no
     anyio scope): the API's own reads, not integrators' code."""
-    if eager is not None and internals.held_by_task(eager) is None:
-        return await _eagerly(seconds, work, eager)
-    task = asyncio.ensure_future(work)
-    return await _bounded(seconds, task, _progress.setdefault(task, _Progress()))
-
-
-async def _eagerly(seconds: float, work: Coroutine[Any, Any, T], database: Any) -> T:
     global _starting
+    if eager is None or internals.held_by_task(eager) is not None:
+        task = asyncio.ensure_future(work)
+        return await _bounded(seconds, task, _progress.setdefault(task, _Progress()))
     caller = asyncio.current_task()
     progress = _Progress()
     context = contextvars.copy_context()  # the work's own, as a task of its own would have
@@ -97,7 +93,7 @@ async def _eagerly(seconds: float, work: Coroutine[Any, Any, T], database: Any) 
     finally:
         _starting = outer
     task = asyncio.get_running_loop().create_task(_Resumed(work, waiting), context=context)
-    internals.hand_over_connection(database, caller, task)  # the rest of the work runs in `task`
+    internals.hand_over_connection(eager, caller, task)  # the rest of the work runs in `task`
     _progress[task] = progress
     return await _bounded(seconds, task, progress)
 
