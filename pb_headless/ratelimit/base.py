@@ -25,13 +25,10 @@ class RateDecision:
         """The decision for a sliding window holding `count` requests, the oldest at `oldest`
         (epoch seconds): a place frees when that request leaves the window."""
         frees_at = (now if oldest is None else oldest) + window
-        return cls(
-            allowed=allowed,
-            limit=limit,
-            remaining=max(limit - count, 0),
-            reset=math.ceil(frees_at),
-            retry_after=0 if allowed else max(math.ceil(frees_at - now), 1),
-        )
+        remaining = limit - count if count < limit else 0
+        if allowed:  # every request but a refused one: positional, and no second ceiling
+            return cls(True, limit, remaining, math.ceil(frees_at), 0)
+        return cls(False, limit, remaining, math.ceil(frees_at), max(math.ceil(frees_at - now), 1))
 
     def headers(self) -> dict[str, str]:
         return {
