@@ -58,6 +58,13 @@ def arguments(argv: list[str]) -> argparse.Namespace:
         "in a short run",
     )
     parser.add_argument(
+        "--turns",
+        choices=("on", "off", "alternate"),
+        default="on",
+        help="SQLite reads on threads in turns (database/sqlite/turns.py), all at once as before them "
+        "(off), or round by round each way (alternate: the machine's load falls on both alike)",
+    )
+    parser.add_argument(
         "--switch-interval",
         type=float,
         default=None,
@@ -159,7 +166,7 @@ def report(
     collections: Collections,
     handed: tuple[int, int],
     work: Spans,
-) -> None:
+) -> tuple[float, float]:
     walls = sorted((stop - start) * 1000 for start, stop in spans)
     p50 = statistics.median(walls)
     p99 = walls[int(len(walls) * 0.99) - 1]
@@ -169,7 +176,7 @@ def report(
     overlapped = sum(1 for start, stop in slow if any(a < stop and b > start for a, b, _, _ in seen))
     full = [s for s in seen if s[2] == 2]
     print(
-        f"{kind:<13} {len(walls):>6} {p50:>7.2f} {walls[int(len(walls) * 0.9) - 1]:>7.2f} {p99:>7.2f} "
+        f"{kind:<22} {len(walls):>6} {p50:>7.2f} {walls[int(len(walls) * 0.9) - 1]:>7.2f} {p99:>7.2f} "
         f"{walls[-1]:>7.2f} {p99 / p50:>6.2f}x  "
         + " ".join(
             f"g{g}:{len(items)}/{sum(b - a for a, b, _, _ in items) * 1000:.1f}ms"
@@ -183,16 +190,30 @@ def report(
     )
     cpu, voluntary, involuntary = work.cost
     print(
-        f"{'':<13} CPU {cpu:.0f} µs/request (every thread); context switches/request: "
+        f"{'':<22} CPU {cpu:.0f} µs/request (every thread); context switches/request: "
         f"{voluntary:.2f} voluntary, {involuntary:.2f} involuntary"
     )
+    result = (p99 / p50, cpu)
     for label, found in sorted(work.seen.items()):
         hit = sum(1 for start, stop in slow if any(a < stop and b > start for a, b in found))
         longest = max(b - a for a, b in found) * 1000
         print(
-            f"{'':<13} {label}: {len(found)} (longest {longest:.1f} ms), "
+            f"{'':<22} {label}: {len(found)} (longest {longest:.1f} ms), "
             f"overlapping {hit}/{len(slow)} of the slowest 1%"
         )
+    return result
+
+
+def take_turns(database: Any, on: bool) -> None:
+    """Reads on threads in turns (the library's way), or all at once as before turns (`NO_TURN`)."""
+    from pb_headless.database.accelerator import NO_TURN
+    from pb_headless.database.accelerators import accelerator_of
+
+    accelerator = accelerator_of(database)
+    if on:
+        accelerator.__dict__.pop("thread_turn", None)
+    else:
+        accelerator.thread_turn = lambda _: NO_TURN  # type: ignore[method-assign]
 
 
 def full_collection_ms() -> float:
@@ -242,7 +263,7 @@ async def main_async(args: argparse.Namespace) -> int:
         f"webhook worker {'off' if args.no_webhooks else 'on'}, "
         f"switch interval {sys.getswitchinterval() * 1000:g} ms"
     )
-    print(f"{'request':<13} {'n':>6} {'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} {'max ms':>7} {'p99/p50':>7}")
+    print(f"{'request':<22} {'n':>6} {'p50 ms':>7} {'p90 ms':>7} {'p99 ms':>7} {'max ms':>7} {'p99/p50':>7}")
     try:
         for kind in [k for k in args.only.split(",") if k]:
             path, query, authorized = KINDS[kind]
@@ -253,13 +274,25 @@ async def main_async(args: argparse.Namespace) -> int:
                 template["headers"] = [*template["headers"], (b"if-none-match", tag)]
             for _ in range(300):  # warm: compiled statements, kept counts, plans
                 await call(app, template)
-            for _ in range(args.rounds):
+            ratios: dict[str, list[float]] = {}
+            for round_number in range(args.rounds):
+                turns = args.turns if args.turns != "alternate" else ("on", "off")[round_number % 2]
+                take_turns(database, turns == "on")
                 collections.seen.clear()
                 work.seen.clear()
                 before = (inline.over_time, inline.over_size) if inline is not None else (0, 0)
                 spans = await drive(app, template, args.requests, args.clients, collections, work)
                 after = (inline.over_time, inline.over_size) if inline is not None else (0, 0)
-                report(kind, spans, collections, (after[0] - before[0], after[1] - before[1]), work)
+                label = kind if args.turns == "on" else f"{kind} ({'turns' if turns == 'on' else 'at once'})"
+                ratio = report(label, spans, collections, (after[0] - before[0], after[1] - before[1]), work)
+                ratios.setdefault(turns, []).append(ratio)
+            if args.turns == "alternate":
+                for turns, found in ratios.items():
+                    print(
+                        f"{'in turns' if turns == 'on' else 'at once'}: median p99/p50 "
+                        f"{statistics.median(r[0] for r in found):.2f}x, median CPU "
+                        f"{statistics.median(r[1] for r in found):.0f} µs/request over {len(found)} rounds"
+                    )
     finally:
         gc.callbacks.remove(collections)
         gc.enable()
