@@ -4,9 +4,9 @@ process (docs/performance.md, "Tails").
 Every request's connection has its own thread, and a read that is not done on the loop's thread (a
 search page, a count, a read refused there) runs on it. Eight such reads at once (wrk's sixteen
 connections on two workers) ran on eight threads that each take Python's lock once per row, against
-each other and against the loop: a search took 1.5 times the CPU it takes alone and its p99 came to
-more than three times its p50. In turns, the same reads keep one statement in SQLite while another's
-rows are converted, and wait in the order they came; more turns than that only contend.
+each other and against the loop: a search cost 1.3 to 1.9 times the CPU it costs in turns, and its
+p99 came to about three times its p50. In turns, one statement runs in SQLite while another's rows
+are converted, and reads wait in the order they came; more turns than that only contend.
 
 A read inside a transaction of its task's own takes no turn: its connection may hold the write lock
 that a read holding a turn waits for.
