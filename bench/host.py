@@ -9,6 +9,7 @@ benchmark measures serving, not refusing.
 
 from __future__ import annotations
 
+import gc
 import os
 from contextlib import asynccontextmanager
 from typing import Any
@@ -41,6 +42,11 @@ def create_app(url: str, **options: Any) -> CORSMiddleware:
     async def lifespan(_: Starlette):
         await database.connect()
         await api.startup()
+        # What the start made (modules, the compiled catalog, the app) stays for the process's life:
+        # frozen, no full collection walks it again (docs/performance.md, "Tails"). A host's choice,
+        # made here as a production host would make it, in each worker.
+        gc.collect()
+        gc.freeze()
         yield
         await api.shutdown()
         await database.disconnect()

@@ -14,7 +14,9 @@ indexes to that.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Hashable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any, Protocol
 
 import sqlalchemy as sa
@@ -65,6 +67,11 @@ class Accelerator:
         own, whose writes no version shows): rows read at it hold while it stays. None: read again."""
         return None
 
+    def thread_turn(self, database: Database) -> AbstractAsyncContextManager[Any]:
+        """What a read holds while it runs on the request's connection (SQLite: a turn on the threads,
+        sqlite/turns.py); here nothing."""
+        return NO_TURN
+
     async def deep_page(
         self,
         database: Database,
@@ -91,4 +98,5 @@ class Accelerator:
         """Let go of what the accelerator holds open (on disconnect)."""
 
 
+NO_TURN: AbstractAsyncContextManager[Any] = contextlib.nullcontext()
 PLAIN = Accelerator()

@@ -22,6 +22,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.database import internals
+from pb_headless.database.accelerator import NO_TURN
 from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.caches import Caches
 from pb_headless.database.dialect import dialect_of
@@ -199,12 +200,16 @@ async def run(
     needs that: not knowing the word, the generic plan of a page walks the key's index and tests every
     row (18 s for a word found nowhere in a million rows), where the plan for the word reads its few
     rows from the trigram index (docs/performance.md, "The search index on PostgreSQL")."""
-    if quick and style == "qmark":
-        rows = accelerator_of(database).read_quick(database, sql, arguments)
-        if rows is not None:
-            return rows
+    turn = NO_TURN
+    if style == "qmark":
+        accelerator = accelerator_of(database)
+        if quick:
+            rows = accelerator.read_quick(database, sql, arguments)
+            if rows is not None:
+                return rows
+        turn = accelerator.thread_turn(database)  # SQLite: a few reads on threads at a time (Tails)
     connection = database.connection()
-    async with connection, internals.query_lock(connection) or contextlib.nullcontext():
+    async with turn, connection, internals.query_lock(connection) or contextlib.nullcontext():
         raw = internals.driver(connection)
         if style == "qmark":
             return await raw.execute_fetchall(sql, arguments)

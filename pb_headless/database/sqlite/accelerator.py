@@ -3,16 +3,18 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Sequence
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.database import internals
-from pb_headless.database.accelerator import Accelerator, DeepPageStatements
+from pb_headless.database.accelerator import NO_TURN, Accelerator, DeepPageStatements
 from pb_headless.database.positions import Positions
 from pb_headless.database.sqlite import search_index
 from pb_headless.database.sqlite.inline import InlineReads
+from pb_headless.database.sqlite.turns import ThreadTurns
 
 
 class SQLiteAccelerator(Accelerator):
@@ -22,12 +24,19 @@ class SQLiteAccelerator(Accelerator):
         self.inline = inline
         self.reads_inline = self.deep_pages = inline is not None
         self.positions = Positions()
+        self.turns = ThreadTurns()
 
     def read_quick(self, database: Database, sql: str, arguments: Sequence[Any]) -> list[Any] | None:
         # A task inside a transaction must see its own writes: only its own connection has them.
         if self.inline is None or internals.in_transaction(internals.held_by_task(database)):
             return None
         return self.inline.fetchall(sql, arguments)
+
+    def thread_turn(self, database: Database) -> AbstractAsyncContextManager[Any]:
+        # Inside its own transaction a task reads without a turn (sqlite/turns.py says why).
+        if internals.in_transaction(internals.held_by_task(database)):
+            return NO_TURN
+        return self.turns.turn()
 
     def data_version(self) -> int | None:
         return None if self.inline is None else self.inline.data_version()
