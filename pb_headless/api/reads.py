@@ -36,7 +36,7 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
     # The change-log positions and the page, from one committed state (docs/performance.md, "A page's
-    # own cost"): the count kept under those positions is the count of the rows the page shows.
+    # own cost"): the page is of the state its tag and kept count are keyed by.
     accelerator = accelerator_of(context.database)
     accelerator.share_reads()
     try:

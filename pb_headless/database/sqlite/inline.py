@@ -197,7 +197,8 @@ class InlineReads:
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
         if loop is not None and self._wanted is loop:
-            connection.execute("BEGIN")
+            if not connection.in_transaction:
+                connection.execute("BEGIN")
             self._held = loop
         return connection
 
