@@ -29,6 +29,7 @@ from starlette.requests import Request
 
 from pb_headless.api.context import RequestContext
 from pb_headless.changes.positions import MOST_TABLES, table_positions
+from pb_headless.database.caches import KEPT_PLAN_QUERY
 from pb_headless.query.planner import ListPlan
 from pb_headless.registry import ObjectSpec
 from pb_headless.registry.spec import FieldSpec, RelationSpec
@@ -36,6 +37,7 @@ from pb_headless.release import VERSION
 from pb_headless.state.snapshot import Snapshot
 
 _KIND = "pb-list-1"  # changes when what goes into the tag changes
+KEPT_DESCRIBED = 1024  # requests and tokens whose tag digest is begun once per snapshot
 
 
 def derived_tables(context: RequestContext, spec: ObjectSpec, plan: ListPlan) -> list[str] | None:
@@ -64,24 +66,47 @@ async def list_tag(
     if tables is None:
         return None
     positions = await table_positions(context.database, context.caches, tables)
+    written: bytes = request.scope.get("query_string", b"")
     token = context.principal.token
-    described = repr(
-        (
-            _KIND,
-            VERSION,
-            context.dialect,
-            context.snapshot.version,
-            declaration_digest(context.snapshot, spec.name),
-            context.api_root,
-            spec.name,
-            request.scope.get("query_string", b""),
-            token.id,
-            sorted(token.scopes),
-            positions,
+    key = (context.dialect, context.api_root, spec.name, written, token.id, token.scopes)
+    kept: dict[tuple[object, ...], Any] = context.snapshot.derive("list_tags.described", _described)
+    described = kept.get(key)
+    if described is None:
+        # What the tag describes, all but the positions: the same for every page of this request
+        # and token until the snapshot changes. The digest below is that of `repr` of the whole tuple.
+        described = hashlib.sha256(
+            (
+                "("
+                + ", ".join(
+                    repr(part)
+                    for part in (
+                        _KIND,
+                        VERSION,
+                        context.dialect,
+                        context.snapshot.version,
+                        declaration_digest(context.snapshot, spec.name),
+                        context.api_root,
+                        spec.name,
+                        written,
+                        token.id,
+                        sorted(token.scopes),
+                    )
+                )
+                + ", "
+            ).encode()
         )
-    )
-    digest = hashlib.sha256(described.encode()).digest()[:20]
+        if len(written) <= KEPT_PLAN_QUERY:
+            if len(kept) >= KEPT_DESCRIBED:
+                kept.clear()
+            kept[key] = described
+    hashed = described.copy()
+    hashed.update((repr(positions) + ")").encode())
+    digest = hashed.digest()[:20]
     return '"' + base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=") + '"', positions
+
+
+def _described(_: Snapshot) -> dict[tuple[object, ...], Any]:
+    return {}
 
 
 def declaration_digest(snapshot: Snapshot, name: str) -> str:

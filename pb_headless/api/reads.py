@@ -14,6 +14,7 @@ from pb_headless.api.cursor_links import cursor_links, page_cursors
 from pb_headless.api.handling import applied_handling
 from pb_headless.api.list_tags import list_tag
 from pb_headless.api.records import record_key
+from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.caches import KEPT_PLAN_QUERY
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
 from pb_headless.http.conditional import OBJECT_VARY, conditional, entity_tag, none_match, not_modified
@@ -40,18 +41,25 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     preference = applied_handling(request, plan.ignored)
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
-    derived = await list_tag(context, request, spec, plan)  # before the page: see api/list_tags.py
-    if derived is not None and (unchanged := not_modified(request.headers, derived[0], OBJECT_CACHING)):
-        return unchanged
-    page = await fetch_page(
-        context.database,
-        spec,
-        plan,
-        context.dialect,
-        context.caches,
-        context.data_version,
-        written=None if derived is None else derived[1],
-    )
+    # The change-log positions and the page, from one committed state (docs/performance.md, "A page's
+    # own cost"): the page is of the state its tag and kept count are keyed by.
+    accelerator = accelerator_of(context.database)
+    accelerator.share_reads()
+    try:
+        derived = await list_tag(context, request, spec, plan)  # before the page: see api/list_tags.py
+        if derived is not None and (unchanged := not_modified(request.headers, derived[0], OBJECT_CACHING)):
+            return unchanged
+        page = await fetch_page(
+            context.database,
+            spec,
+            plan,
+            context.dialect,
+            context.caches,
+            context.data_version,
+            written=None if derived is None else derived[1],
+        )
+    finally:
+        accelerator.unshare_reads()
     keyset = plan.cursor is not None
     positions = page_cursors(plan, page)
     meta: dict[str, Any] = {

@@ -11,14 +11,15 @@ table whose entries were all pruned stands at a position at least as high as the
 from __future__ import annotations
 
 import functools
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.changes.triggers import PRUNED_ID
 from pb_headless.database.caches import Caches
-from pb_headless.database.statements import fetch_fixed
+from pb_headless.database.statements import FetchedRow, fetch_fixed_built
 from pb_headless.tables import changes, state
 
 MOST_TABLES = 8  # an object's table and those of the relations a list shows; more are not derived
@@ -43,8 +44,20 @@ async def table_positions(database: Database, caches: Caches, tables: Sequence[s
     if not 0 < len(tables) <= MOST_TABLES:
         raise ValueError(f"between 1 and {MOST_TABLES} tables, not {len(tables)}")
     values = {f"t{index}": table for index, table in enumerate(tables)}
-    rows = await fetch_fixed(database, caches, _statement(len(tables)), values)
-    row = rows[0] if rows else {}
-    pruned = int(row.get("pruned") or 0)
-    found = (row.get(f"p{index}") for index in range(len(tables)))
-    return tuple(pruned if position is None else int(position) for position in found)
+    # Built once per row as read (database/statements.py, `fetch_fixed_built`).
+    build = _positions(len(tables))
+    found = await fetch_fixed_built(database, caches, _statement(len(tables)), values, build)
+    return found[0] if found else build(FetchedRow())
+
+
+@functools.cache
+def _positions(count: int) -> Callable[[Mapping[str, Any]], tuple[int, ...]]:
+    """The positions of a row of `_statement(count)` (one function per count: `fetch_fixed_built`
+    keeps what it builds by function)."""
+
+    def build(row: Mapping[str, Any]) -> tuple[int, ...]:
+        pruned = int(row.get("pruned") or 0)
+        found = (row.get(f"p{index}") for index in range(count))
+        return tuple(pruned if position is None else int(position) for position in found)
+
+    return build

@@ -62,6 +62,13 @@ class Accelerator:
         """A version that moves with every commit, whoever makes it; None: there is none."""
         return None
 
+    def share_reads(self) -> None:
+        """The reads done here that follow, until `unshare_reads` or the end of this step of the loop,
+        see one committed state (SQLite: one read transaction; api/reads.py's list)."""
+
+    def unshare_reads(self) -> None:
+        """Ends what `share_reads` began."""
+
     def steady_version(self, database: Database) -> Hashable | None:
         """`data_version()` where this task reads committed data only (not inside a transaction of its
         own, whose writes no version shows): rows read at it hold while it stays. None: read again."""

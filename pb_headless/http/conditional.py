@@ -19,6 +19,7 @@ from pb_headless.http.responses import json_bytes
 
 # Who the answer was for: a shared cache must not hand one token's answer to another.
 OBJECT_VARY = "Authorization, X-API-Key"
+_VARY = OBJECT_VARY.encode("latin-1")
 # The headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5); rate-limit headers are
 # added to every answer by the application.
 _KEPT_ON_304 = ("etag", "cache-control", "vary", "x-truncated-relations")
@@ -63,8 +64,13 @@ def conditional(headers: Headers, response: Response, tag: str | None = None) ->
     """The 200 `response` with its `ETag` (`tag`, or the digest of its body) and `Vary`, or a 304 when
     the client's copy is current."""
     tag = tag or entity_tag(bytes(response.body))
-    response.headers["ETag"] = tag
-    response.headers["Vary"] = OBJECT_VARY
+    raw = response.raw_headers
+    if any(name == b"etag" or name == b"vary" for name, _ in raw):
+        response.headers["ETag"] = tag
+        response.headers["Vary"] = OBJECT_VARY
+    else:  # the usual case: appended as bytes, without a header object's search
+        raw.append((b"etag", tag.encode("latin-1")))
+        raw.append((b"vary", _VARY))
     if not none_match(headers.get("if-none-match"), tag):
         return response
     kept = {name: value for name, value in response.headers.items() if name in _KEPT_ON_304}

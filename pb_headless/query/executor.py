@@ -96,7 +96,7 @@ async def fetch_page(
         rows.reverse()
     version = data_version if written is None else ("changes", written)
     total, estimated = await _total(database, caches, spec, shaped, prepared, rows, dialect, plan, version)
-    records = render_records(rows, plan.fields)
+    records = render_records(rows, plan.fields, plan.derived)
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
     return ListPage(records, rows, total, truncated, more, estimated)
 

@@ -41,7 +41,18 @@ from pb_headless.registry.spec import ObjectSpec
 
 
 def plan_values(plan: ShowPlan, pk_value: Any = None) -> dict[int | str, Any]:
-    """The plan's values in the order the compiler binds them: filters in order, then search terms."""
+    """The plan's values in the order the compiler binds them: filters in order, then search terms.
+    A list plan's are worked out once per plan (`ShowPlan.derived`): callers only read them."""
+    if pk_value is None and isinstance(plan, ListPlan):
+        derived = plan.derived
+        found: dict[int | str, Any] | None = derived.get("values")
+        if found is None:
+            found = derived["values"] = _plan_values(plan, None)
+        return found
+    return _plan_values(plan, pk_value)
+
+
+def _plan_values(plan: ShowPlan, pk_value: Any) -> dict[int | str, Any]:
     values: list[Any] = [] if pk_value is None else [pk_value]
     for condition in plan.conditions if isinstance(plan, ListPlan) else ():
         if condition.operator == "null":

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import base64
 import functools
+import operator
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 from uuid import UUID
 
 from pb_headless.fields import FieldKind
@@ -23,6 +24,7 @@ class Row(Protocol):
 # Values JSON takes as they are; a field of another kind may still need them changed (a boolean
 # stored as 0/1, a decimal read as a float).
 _PLAIN = frozenset({str, int, float, bool})
+_PLAIN_OR_NONE = _PLAIN | {type(None)}
 
 
 def render_record(row: Row, fields: Iterable[FieldSpec]) -> dict[str, Any]:
@@ -30,9 +32,21 @@ def render_record(row: Row, fields: Iterable[FieldSpec]) -> dict[str, Any]:
     return render_records((row,), fields)[0]
 
 
-def render_records(rows: Iterable[Row], fields: Iterable[FieldSpec]) -> list[dict[str, Any]]:
-    """Each row as `render_record` gives it; what depends on the fields is worked out once: the
-    conversion of each field of a converted kind (`render_value`, chosen by its kind here)."""
+def render_records(
+    rows: Iterable[Row], fields: Iterable[FieldSpec], derived: dict[str, Any] | None = None
+) -> list[dict[str, Any]]:
+    """Each row as `render_record` gives it. What depends on the fields alone is worked out once per
+    call, or once per plan when the plan's `derived` is given (`ShowPlan.derived`)."""
+    if derived is None:
+        return _render_each(rows, fields)
+    render = derived.get("render")
+    if render is None:
+        render = derived["render"] = _renderer(tuple(fields))
+    return cast("list[dict[str, Any]]", render(rows))
+
+
+def _render_each(rows: Iterable[Row], fields: Iterable[FieldSpec]) -> list[dict[str, Any]]:
+    """`render_records` without a plan to keep its rendering with: a record (show) or a relation's."""
     # `str()`: a column's name is SQLAlchemy's `quoted_name`, a str subclass orjson refuses as a key.
     columns = [(str(field.name), field.name, _converter(field)) for field in fields]
     plain = _PLAIN
@@ -51,8 +65,54 @@ def render_records(rows: Iterable[Row], fields: Iterable[FieldSpec]) -> list[dic
     return records
 
 
+def _renderer(fields: tuple[FieldSpec, ...]) -> Callable[[Iterable[Row]], list[dict[str, Any]]]:
+    """The rendering of rows with these fields: a record is a copy of its row where the row is a dict
+    of exactly these columns (a compiled statement's rows), the types of the values that need no
+    conversion are checked in one step (`itemgetter`, `map`), and only the fields of a converted kind,
+    or a value of an unusual type, are converted one by one."""
+    # `str()`: a column's name is SQLAlchemy's `quoted_name`, a str subclass orjson refuses as a key.
+    names = tuple(str(field.name) for field in fields)
+    pairs = [(str(field.name), field.name) for field in fields]
+    converted = [(str(field.name), converter) for field in fields if (converter := _converter(field))]
+    as_is = [str(field.name) for field in fields if _converter(field) is None]
+    unconverted = _getter([field.name for field in fields if _converter(field) is None])
+    plain = _PLAIN_OR_NONE
+
+    def render(rows: Iterable[Row]) -> list[dict[str, Any]]:
+        records = []
+        copied: bool | None = None
+        for row in rows:
+            if copied is None:  # a page's rows all have the same columns: asked of the first alone
+                copied = type(row) is dict and tuple(row) == names
+            record = row.copy() if copied else {name: row[key] for name, key in pairs}  # type: ignore[attr-defined]
+            if not plain.issuperset(map(type, unconverted(row))):
+                for name in as_is:
+                    value = record[name]
+                    if type(value) not in plain:
+                        record[name] = _json_value(value)
+            for name, converter in converted:
+                value = record[name]
+                if value is not None:
+                    record[name] = converter(value)
+            records.append(record)
+        return records
+
+    return render
+
+
+def _getter(keys: list[str]) -> Callable[[Row], tuple[Any, ...]]:
+    """The row's values of `keys` as a tuple (`itemgetter` gives a lone value for one key)."""
+    if len(keys) >= 2:
+        return operator.itemgetter(*keys)
+    if len(keys) == 1:
+        key = keys[0]
+        return lambda row: (row[key],)
+    return lambda row: ()
+
+
 def _converter(field: FieldSpec) -> Callable[[Any], Any] | None:
-    """`render_value` for a field of a converted kind, its kind decided once; None: any other kind."""
+    """`render_value` for a field of a converted kind, its kind decided once (a datetime's text
+    written directly); None: any other kind."""
     kind = field.kind
     if kind is FieldKind.BOOLEAN:
         return bool
@@ -60,6 +120,8 @@ def _converter(field: FieldSpec) -> Callable[[Any], Any] | None:
         return functools.partial(_decimal_value, field)
     if kind is FieldKind.FLOAT:
         return _float_value
+    if kind is FieldKind.DATETIME:
+        return _datetime_value
     return None
 
 
@@ -75,6 +137,12 @@ def _float_value(value: Any) -> Any:
         return value
     if isinstance(value, Decimal):
         return float(value)
+    return _json_value(value)
+
+
+def _datetime_value(value: Any) -> Any:
+    if type(value) is datetime:  # what `_json_value` writes, without its questions
+        return value.isoformat() if value.tzinfo is not None else value.isoformat() + "+00:00"
     return _json_value(value)
 
 

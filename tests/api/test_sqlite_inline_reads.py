@@ -114,3 +114,45 @@ async def test_the_token_look_up_is_kept_while_nothing_is_written_and_another_pr
         other.close()
     response = await site.client.get(f"{URL}/7", headers=site.headers)
     assert response.status_code == 401, response.text
+
+
+async def test_a_list_reads_its_positions_and_page_in_one_read_transaction_and_ends_it(site):
+    """docs/performance.md, "A page's own cost": the change-log positions and the page are read under
+    one shared lock; nothing stays open once the answer is made, so another program writes at once."""
+    inline = inline_of(site.database)
+    begun = []
+    response = await site.client.get(f"{URL}?limit=5", headers=site.headers)
+    assert response.status_code == 200, response.text
+    assert inline._reader is not None and not inline._reader.in_transaction
+    inline._reader.set_trace_callback(begun.append)
+    try:
+        again = await site.client.get(f"{URL}?limit=5", headers=site.headers)
+    finally:
+        inline._reader.set_trace_callback(None)
+    assert again.json() == response.json()
+    assert "BEGIN" in begun and begun[-1] == "COMMIT"
+    assert not inline._reader.in_transaction
+    other = sqlite3.connect(site.database.url.database, isolation_level=None, timeout=0)
+    try:
+        other.execute("UPDATE notes SET rank = rank WHERE id = 1")  # not locked out
+    finally:
+        other.close()
+
+
+async def test_shared_reads_see_one_committed_state_and_end_with_the_loops_step(site):
+    inline = inline_of(site.database)
+    inline.share()
+    assert inline.fetchall("SELECT count(*) FROM notes", ()) == [(ROWS,)]
+    version = inline.data_version()
+    other = sqlite3.connect(site.database.url.database, isolation_level=None, timeout=0)
+    try:
+        with pytest.raises(sqlite3.OperationalError):  # no commit lands while the reads share a state
+            other.execute("INSERT INTO notes (title, rank, published) VALUES ('late', 0, 1)")
+        assert inline.data_version() == version
+        await asyncio.sleep(0)  # the step ends: so do the shared reads, without `unshare`
+        assert not inline._reader.in_transaction
+        other.execute("INSERT INTO notes (title, rank, published) VALUES ('late', 0, 1)")
+    finally:
+        other.close()
+    assert inline.fetchall("SELECT count(*) FROM notes", ()) == [(ROWS + 1,)]
+    assert inline.data_version() != version

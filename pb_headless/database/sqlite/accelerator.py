@@ -41,6 +41,14 @@ class SQLiteAccelerator(Accelerator):
     def data_version(self) -> int | None:
         return None if self.inline is None else self.inline.data_version()
 
+    def share_reads(self) -> None:
+        if self.inline is not None:
+            self.inline.share()
+
+    def unshare_reads(self) -> None:
+        if self.inline is not None:
+            self.inline.unshare()
+
     def steady_version(self, database: Database) -> Hashable | None:
         if self.inline is None or internals.in_transaction(internals.held_by_task(database)):
             return None

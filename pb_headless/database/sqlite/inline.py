@@ -14,11 +14,22 @@ its own. Two bounds keep one read from holding the loop (docs/performance.md, "R
 A read stopped either way, or one that finds the database locked by a writer, is answered None and
 run on the request's connection (on aiosqlite's thread) as before; its SQL goes there directly for
 the next `RETRY_AFTER` runs. Nothing waits on the loop thread, so one slow read never stalls others.
+
+Reads a caller asks to share (`share`: a list's change-log positions and its page, api/reads.py)
+run in one read transaction (docs/performance.md, "A page's own cost"): the first opens it (`BEGIN`;
+SQLite takes its shared lock at the first statement), and `unshare` ends it, or, should the caller
+wait on anything before, a callback the loop runs before anything scheduled after it (`call_soon`).
+They are then read under one lock from one committed state, and SQLite's data version is read once:
+each statement on its own took the lock, looked for a journal and read the file's header again. The
+transaction never outlives the step of the loop that opened it, so no read of a later request, and no
+writer waiting on the lock for longer than that step, depends on it.
 """
 
 from __future__ import annotations
 
+import asyncio
 import itertools
+import operator
 import sqlite3
 import threading
 import time
@@ -33,7 +44,7 @@ BATCH = 16  # rows copied out between two looks at the size
 RETRY_AFTER = 64
 KEPT_OVER = 256  # statements remembered as over a bound (oldest forgotten first)
 _OPENINGS = itertools.count(1)  # numbers each reader connection this process opens
-_TEXT = (str, bytes)  # what the size bound counts (a tuple: quicker for isinstance than a union)
+_ZERO = itertools.repeat(0)  # `length_hint`'s answer for a value without a length
 
 
 class InlineReads:
@@ -59,6 +70,9 @@ class InlineReads:
         self._reader: sqlite3.Connection | None = None
         self._opening = 0  # which connection `_reader` is (`_OPENINGS`): data versions are per connection
         self._lock = threading.Lock()
+        self._wanted: asyncio.AbstractEventLoop | None = None  # the loop whose reads are shared now
+        self._held: asyncio.AbstractEventLoop | None = None  # the loop whose read transaction is open
+        self._version: int | None = None  # the data version read in the open read transaction
         self._deadline = 0.0
         self._over: dict[str, int] = {}  # SQL that ran over a bound → runs left on the thread
         self.over_time = 0  # reads handed to the thread by the clock, and by their size
@@ -74,7 +88,9 @@ class InlineReads:
         if not self._lock.acquire(blocking=False):
             return None
         try:
-            connection = self._reader or self._open()
+            connection = self._reading()
+            if connection is None:
+                return None
             self._deadline = time.perf_counter() + INLINE_BUDGET
             rows = _within_size(connection.execute(sql, arguments))
             if rows is None:
@@ -102,9 +118,16 @@ class InlineReads:
         if not self._lock.acquire(blocking=False):
             return None
         try:
-            connection = self._reader or self._open()
+            connection = self._reading()
+            if connection is None:
+                return None
+            if self._version is not None and connection.in_transaction:
+                return self._version  # no commit lands inside a read transaction
             self._deadline = time.perf_counter() + INLINE_BUDGET
-            return int(connection.execute("PRAGMA data_version").fetchone()[0])
+            version = int(connection.execute("PRAGMA data_version").fetchone()[0])
+            if connection.in_transaction:
+                self._version = version
+            return version
         except sqlite3.Error:
             return None
         finally:
@@ -119,8 +142,66 @@ class InlineReads:
     def close(self) -> None:
         with self._lock:
             connection, self._reader = self._reader, None
+            self._wanted = self._held = self._version = None
         if connection is not None:
             connection.close()
+
+    def share(self) -> None:
+        """The reads that follow, in this step of the running loop, share one read transaction."""
+        try:
+            loop = asyncio.get_running_loop()
+        except RuntimeError:
+            return
+        with self._lock:
+            if self._wanted is None:
+                self._wanted = loop
+                loop.call_soon(self.unshare)  # at the latest when this step ends
+
+    def unshare(self) -> None:
+        """Ends the shared reads: releases SQLite's shared lock, so a writer may commit. Those of
+        another thread's running loop are left to it."""
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        with self._lock:
+            owner = self._held or self._wanted
+            if owner is not None and owner is not loop and owner.is_running():
+                return
+            connection = self._reader
+            self._wanted = self._held = self._version = None
+            if connection is not None and connection.in_transaction:
+                try:
+                    connection.execute("COMMIT")
+                except sqlite3.Error:
+                    connection.close()  # a connection that cannot end its transaction is not kept
+                    self._reader = None
+
+    def _reading(self) -> sqlite3.Connection | None:
+        """The connection, inside the shared read transaction when reads are shared now (opened here
+        by the first); None while another thread's loop holds one open. Called with `_lock` held."""
+        connection = self._reader or self._open()
+        if self._held is None and self._wanted is None:
+            return connection  # the usual case: each statement reads on its own
+        try:
+            loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+        except RuntimeError:
+            loop = None
+        held = self._held
+        if held is not None:
+            if held is loop:
+                return connection
+            if held.is_running():  # another thread's loop, in the middle of its shared reads
+                return None
+            # Left open by a loop that stopped before its callback ran.
+            self._held = self._wanted = self._version = None
+            if connection.in_transaction:
+                connection.execute("ROLLBACK")
+        if loop is not None and self._wanted is loop:
+            if not connection.in_transaction:
+                connection.execute("BEGIN")
+            self._held = loop
+        return connection
 
     def _skips(self, sql: str) -> bool:
         left = self._over.get(sql)
@@ -155,10 +236,9 @@ def _within_size(cursor: sqlite3.Cursor) -> list[Any] | None:
     size = 0
     while True:
         batch = cursor.fetchmany(BATCH)
-        for row in batch:
-            for value in row:  # a plain loop: no generator per row (docs/performance.md)
-                if isinstance(value, _TEXT):
-                    size += len(value)
+        # SQLite's values are int, float, str, bytes or None: only text and bytes have a length, and
+        # `length_hint` gives theirs, 0 for the others, the whole batch in one call (no loop in Python).
+        size += sum(map(operator.length_hint, itertools.chain.from_iterable(batch), _ZERO))
         if size > INLINE_BYTES:
             cursor.close()
             return None
