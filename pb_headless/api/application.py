@@ -273,7 +273,8 @@ class HeadlessAPI:
         self, request: Request, found: Match, decision: RateDecision, body: Body
     ) -> Response:
         authentication = await self.authenticator.authenticate(request.headers, _recorder(request.scope))
-        await follow_catalog(self.changes, authentication.snapshot)  # DDL only when the version moved
+        if self.changes.due(authentication.snapshot.version):  # DDL only when the version moved
+            await follow_catalog(self.changes, authentication.snapshot)
         context = RequestContext(
             database=self.database,
             dialect=self.dialect,
