@@ -60,7 +60,9 @@ class Authenticator:
 
     async def snapshot(self) -> Snapshot:
         """The snapshot of the current shared version (one query, then a look-up)."""
-        return await self.snapshots.get(await read_version(self.database, self.tokens.caches))
+        version = await read_version(self.database, self.tokens.caches)
+        snapshot = self.snapshots.at_hand(version)  # no coroutine while the version stands
+        return await self.snapshots.get(version) if snapshot is None else snapshot
 
     async def authenticate(
         self, headers: Headers, seen: Callable[[Snapshot], None] | None = None
@@ -72,7 +74,9 @@ class Authenticator:
         else:  # the state version, the token, and the data version, read in the same query
             lookup = await self.tokens.lookup_with_versions(plain)
             version, token, data_version = lookup.version, lookup.token, lookup.data_version
-        snapshot = await self.snapshots.get(version)
+        snapshot = self.snapshots.at_hand(version)  # no coroutine while the version stands
+        if snapshot is None:
+            snapshot = await self.snapshots.get(version)
         if seen is not None:
             seen(snapshot)
         now = datetime.now(UTC)
@@ -85,7 +89,8 @@ class Authenticator:
             raise Unauthorized(MISSING_TOKEN)
         if token is None or not token.is_live(now):
             raise Unauthorized(INVALID_TOKEN)
-        user = await self._acting_user(token)
+        # No coroutine for the usual token, which acts for no user of a loader.
+        user = None if token.user_id is None or self.user_loader is None else await self._acting_user(token)
         if token.last_used_at is None or now - token.last_used_at >= LAST_USED_RESOLUTION:
             await self.tokens.touch(token, now)
         return Authentication(Principal(token, user), snapshot, data_version)

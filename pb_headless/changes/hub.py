@@ -61,6 +61,12 @@ class ChangeHub:
         _HUBS.add(self)
 
     # -- triggers and pruning, once per catalog version ------------------------------------------
+    def due(self, version: Any) -> bool:
+        """Whether `follow` has anything to do for this catalog version: the version moved, or pruning
+        may be due. A plain check, so that a request whose version did not move (nearly all of them)
+        makes no coroutine for it."""
+        return self.enabled and (self._synced != version or time.monotonic() >= self._next_prune)
+
     async def follow(self, version: Any, tables: Mapping[str, str], settings: Mapping[str, str]) -> None:
         """Install and remove triggers when the catalog version moved; start pruning when it is due."""
         if not self.enabled:

@@ -71,6 +71,14 @@ class SnapshotCache:
     def current(self) -> Snapshot | None:
         return self._current
 
+    def at_hand(self, shared_version: int) -> Snapshot | None:
+        """The current snapshot when it is the one of `shared_version` (nearly every request), else None:
+        a plain check, so that the common case makes no coroutine; `get` builds the others."""
+        current = self._current
+        if current is not None and current.version == (shared_version, self.registry.version):
+            return current
+        return None
+
     async def get(self, shared_version: int) -> Snapshot:
         version = (shared_version, self.registry.version)
         current = self._current

@@ -113,6 +113,22 @@ async def test_the_window_slides_rather_than_resetting(sqlite_database, host_fac
     assert (await host.client.get("/api/pb/v1/health")).status_code == 429
 
 
+async def test_a_limiter_of_its_own_is_asked_through_its_hit(sqlite_database, host_factory):
+    """The in-process limiter is asked without a coroutine; a subclass keeps its own `hit`."""
+
+    class Counting(MemoryRateLimiter):
+        asked = 0
+
+        async def hit(self, key):
+            Counting.asked += 1
+            return await super().hit(key)
+
+    host = await host_factory(sqlite_database, rate_limiter=Counting(limit=1))
+    assert (await host.client.get("/api/pb/v1/health")).status_code == 200
+    assert (await host.client.get("/api/pb/v1/health")).status_code == 429
+    assert Counting.asked == 2
+
+
 async def test_custom_routes_count(sqlite_database, host_factory):
     host, token = await active_host(sqlite_database, host_factory, rate_limit=2)
     assert (await host.client.get("/api/pb/v1/reports/summary", headers=host.auth(token))).status_code == 200
