@@ -40,6 +40,9 @@ from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.registry.spec import ObjectSpec
 
 
+KEPT_PLAN_VALUES = 16  # values a list plan keeps with it (docs/performance.md, "What a process keeps")
+
+
 def plan_values(plan: ShowPlan, pk_value: Any = None) -> dict[int | str, Any]:
     """The plan's values in the order the compiler binds them: filters in order, then search terms.
     A list plan's are worked out once per plan (`ShowPlan.derived`): callers only read them."""
@@ -47,7 +50,9 @@ def plan_values(plan: ShowPlan, pk_value: Any = None) -> dict[int | str, Any]:
         derived = plan.derived
         found: dict[int | str, Any] | None = derived.get("values")
         if found is None:
-            found = derived["values"] = _plan_values(plan, None)
+            found = _plan_values(plan, None)
+            if len(found) <= KEPT_PLAN_VALUES:  # a long `in` list is worked out again: plans stay small
+                derived["values"] = found
         return found
     return _plan_values(plan, pk_value)
 
