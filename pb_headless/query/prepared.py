@@ -39,7 +39,6 @@ from pb_headless.query.parameters import recording
 from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.registry.spec import ObjectSpec
 
-
 KEPT_PLAN_VALUES = 16  # values a list plan keeps with it (docs/performance.md, "What a process keeps")
 
 
