@@ -32,7 +32,7 @@ import re
 import subprocess
 import sys
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +110,8 @@ def scope_of(path: str, query: str, token: str | None) -> dict[str, Any]:
     }
 
 
-async def call(app: ASGIApp, template: dict[str, Any]) -> tuple[int, bytes]:
+async def sent_messages(app: ASGIApp, template: dict[str, Any]) -> list[dict[str, Any]]:
+    """The ASGI messages `app` sends for one request made from `template`."""
     sent: list[dict[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
@@ -120,6 +121,11 @@ async def call(app: ASGIApp, template: dict[str, Any]) -> tuple[int, bytes]:
         sent.append(message)
 
     await app(dict(template, headers=list(template["headers"]), state={}), receive, send)
+    return sent
+
+
+async def call(app: ASGIApp, template: dict[str, Any]) -> tuple[int, bytes]:
+    sent = await sent_messages(app, template)
     status = next(m["status"] for m in sent if m["type"] == "http.response.start")
     body = b"".join(m.get("body", b"") for m in sent if m["type"] == "http.response.body")
     return status, body
@@ -262,13 +268,17 @@ async def main_async(args: argparse.Namespace) -> int:
     return 0
 
 
-def main(argv: list[str] | None = None) -> int:
-    args = arguments(sys.argv[1:] if argv is None else argv)
+def run_on_uvloop(work: Coroutine[Any, Any, int]) -> int:
+    """Runs `work` on uvloop, as uvicorn does, where it is installed (the bench extra)."""
     try:
         import uvloop
     except ImportError:
-        return asyncio.run(main_async(args))
-    return uvloop.run(main_async(args))
+        return asyncio.run(work)
+    return uvloop.run(work)
+
+
+def main(argv: list[str] | None = None) -> int:
+    return run_on_uvloop(main_async(arguments(sys.argv[1:] if argv is None else argv)))
 
 
 if __name__ == "__main__":

@@ -30,7 +30,7 @@ import sys
 import time
 from typing import Any
 
-from bench.fixed_cost import call, ensure_database, lifespan, scope_of
+from bench.fixed_cost import call, ensure_database, lifespan, run_on_uvloop, scope_of, sent_messages
 
 KINDS = {
     "health": ("/api/pb/v1/health", "", False),
@@ -301,26 +301,12 @@ async def main_async(args: argparse.Namespace) -> int:
 
 
 async def _etag(app: Any, template: dict[str, Any]) -> bytes:
-    sent: list[dict[str, Any]] = []
-
-    async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
-
-    async def send(message: dict[str, Any]) -> None:
-        sent.append(message)
-
-    await app(dict(template, headers=list(template["headers"]), state={}), receive, send)
-    start = next(m for m in sent if m["type"] == "http.response.start")
+    start = next(m for m in await sent_messages(app, template) if m["type"] == "http.response.start")
     return next(value for name, value in start["headers"] if name.lower() == b"etag")
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = arguments(sys.argv[1:] if argv is None else argv)
-    try:
-        import uvloop
-    except ImportError:
-        return asyncio.run(main_async(args))
-    return uvloop.run(main_async(args))
+    return run_on_uvloop(main_async(arguments(sys.argv[1:] if argv is None else argv)))
 
 
 if __name__ == "__main__":

@@ -10,31 +10,11 @@ import sqlite3
 
 import pytest
 
-from pb_headless.constructor import (
-    ApiTab,
-    ConstructorField,
-    ConstructorTable,
-)
 from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.sqlite import inline as sqlite_inline
-from tests.support.constructor import constructor_host
+from tests.support.constructor import SEARCHABLE_NOTES, SEARCHABLE_NOTES_TAB, constructor_host
 
-NOTES = ConstructorTable(
-    "notes",
-    "Notes",
-    (
-        ConstructorField("title", "string", searchable=True, length=100),
-        ConstructorField("rank", "integer"),
-    ),
-)
-TAB = ApiTab(
-    enabled=True,
-    fields=("title", "rank"),
-    operations=("list", "show", "create", "update", "delete"),
-    writable=("title", "rank", "published"),
-    filterable=("rank",),
-    sortable=("rank",),
-)
+NOTES, TAB = SEARCHABLE_NOTES, SEARCHABLE_NOTES_TAB
 ROWS = 3000
 URL = "/api/pb/v1/objects/notes"
 

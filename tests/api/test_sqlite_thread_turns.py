@@ -6,30 +6,14 @@ from __future__ import annotations
 
 import asyncio
 
-from pb_headless.constructor import ApiTab, ConstructorField, ConstructorTable
 from pb_headless.database import internals
 from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.sqlite import turns as sqlite_turns
 from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
 from pb_headless.database.statements import run
-from tests.support.constructor import constructor_host
+from tests.support.constructor import SEARCHABLE_NOTES, SEARCHABLE_NOTES_TAB, constructor_host
 
-NOTES = ConstructorTable(
-    "notes",
-    "Notes",
-    (
-        ConstructorField("title", "string", searchable=True, length=100),
-        ConstructorField("rank", "integer"),
-    ),
-)
-TAB = ApiTab(
-    enabled=True,
-    fields=("title", "rank"),
-    operations=("list", "show", "create", "update", "delete"),
-    writable=("title", "rank", "published"),
-    filterable=("rank",),
-    sortable=("rank",),
-)
+NOTES, TAB = SEARCHABLE_NOTES, SEARCHABLE_NOTES_TAB
 URL = "/api/pb/v1/objects/notes"
 
 

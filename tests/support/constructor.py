@@ -8,8 +8,34 @@ from typing import Any
 from databases import Database
 
 from pb_headless import ApiRegistry
-from pb_headless.constructor import ApiTab, ApiTabStore, ConstructorSource, ConstructorTable, create_table
+from pb_headless.constructor import (
+    ApiTab,
+    ApiTabStore,
+    ConstructorField,
+    ConstructorSource,
+    ConstructorTable,
+    create_table,
+)
 from tests.support.host import Host
+
+# A searchable table every operation of which is offered: the SQLite read-path tests' (inline reads,
+# thread turns).
+SEARCHABLE_NOTES = ConstructorTable(
+    "notes",
+    "Notes",
+    (
+        ConstructorField("title", "string", searchable=True, length=100),
+        ConstructorField("rank", "integer"),
+    ),
+)
+SEARCHABLE_NOTES_TAB = ApiTab(
+    enabled=True,
+    fields=("title", "rank"),
+    operations=("list", "show", "create", "update", "delete"),
+    writable=("title", "rank", "published"),
+    filterable=("rank",),
+    sortable=("rank",),
+)
 
 
 async def constructor_host(
