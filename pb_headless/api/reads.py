@@ -17,7 +17,7 @@ from pb_headless.api.records import record_key
 from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.caches import KEPT_PLAN_QUERY
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
-from pb_headless.http.conditional import OBJECT_VARY, conditional, entity_tag, none_match, not_modified
+from pb_headless.http.conditional import OBJECT_VARY, conditional, entity_tag, not_modified
 from pb_headless.http.responses import (
     OBJECT_CACHING,
     json_bytes,
@@ -91,7 +91,9 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     body = {"data": page.records, "meta": meta, "links": links}
     headers = {**truncation_headers(page.truncated), **preference}
     response = json_response(body, headers=headers, cache=OBJECT_CACHING)
-    return conditional(request.headers, response, None if derived is None else derived[0])
+    return conditional(
+        request_header(request.scope, b"if-none-match"), response, None if derived is None else derived[0]
+    )
 
 
 def _has_more(plan: ListPlan, page: ListPage, positions: dict[str, str | None]) -> bool:
@@ -121,14 +123,7 @@ async def show_record(
     body = json_bytes({"data": record})
     tag = entity_tag(body)
     response = json_prepared(body, headers, OBJECT_CACHING)
-    if none_match(request_header(request.scope, b"if-none-match"), tag):
-        return conditional(request.headers, response, tag)  # the 304
-    # What `conditional` adds to a 200, appended as raw headers.
-    response.raw_headers += ((b"etag", tag.encode("latin-1")), (b"vary", _OBJECT_VARY_RAW))
-    return response
-
-
-_OBJECT_VARY_RAW = OBJECT_VARY.encode("latin-1")
+    return conditional(request_header(request.scope, b"if-none-match"), response, tag)
 
 
 def planned(

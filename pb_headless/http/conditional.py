@@ -60,9 +60,10 @@ def strong_match(header: str, tag: str | None) -> bool:
     return tags is None or tag in tags
 
 
-def conditional(headers: Headers, response: Response, tag: str | None = None) -> Response:
+def conditional(if_none_match: str | None, response: Response, tag: str | None = None) -> Response:
     """The 200 `response` with its `ETag` (`tag`, or the digest of its body) and `Vary`, or a 304 when
-    the client's copy is current."""
+    the client's copy, named by the request's `If-None-Match` (`http/responses.py`, `request_header`),
+    is current."""
     tag = tag or entity_tag(bytes(response.body))
     raw = response.raw_headers
     if any(name == b"etag" or name == b"vary" for name, _ in raw):
@@ -71,7 +72,7 @@ def conditional(headers: Headers, response: Response, tag: str | None = None) ->
     else:  # the usual case: appended as bytes, without a header object's search
         raw.append((b"etag", tag.encode("latin-1")))
         raw.append((b"vary", _VARY))
-    if not none_match(headers.get("if-none-match"), tag):
+    if not none_match(if_none_match, tag):
         return response
     kept = {name: value for name, value in response.headers.items() if name in _KEPT_ON_304}
     return Response(status_code=304, headers=kept)

@@ -73,9 +73,10 @@ def _renderer(fields: tuple[FieldSpec, ...]) -> Callable[[Iterable[Row]], list[d
     # `str()`: a column's name is SQLAlchemy's `quoted_name`, a str subclass orjson refuses as a key.
     names = tuple(str(field.name) for field in fields)
     pairs = [(str(field.name), field.name) for field in fields]
-    converted = [(str(field.name), converter) for field in fields if (converter := _converter(field))]
-    as_is = [str(field.name) for field in fields if _converter(field) is None]
-    unconverted = _getter([field.name for field in fields if _converter(field) is None])
+    converters = [(field, _converter(field)) for field in fields]
+    converted = [(str(field.name), converter) for field, converter in converters if converter is not None]
+    as_is = [str(field.name) for field, converter in converters if converter is None]
+    unconverted = _getter([field.name for field, converter in converters if converter is None])
     plain = _PLAIN_OR_NONE
 
     def render(rows: Iterable[Row]) -> list[dict[str, Any]]:
@@ -142,8 +143,14 @@ def _float_value(value: Any) -> Any:
 
 def _datetime_value(value: Any) -> Any:
     if type(value) is datetime:  # what `_json_value` writes, without its questions
-        return value.isoformat() if value.tzinfo is not None else value.isoformat() + "+00:00"
+        return _datetime_text(value)
     return _json_value(value)
+
+
+def _datetime_text(value: datetime) -> str:
+    # Naive datetimes in the database are UTC (the library's convention, docs/query.md): written
+    # as `replace(tzinfo=UTC).isoformat()` would write them, without making that datetime.
+    return value.isoformat() if value.tzinfo is not None else value.isoformat() + "+00:00"
 
 
 def render_value(field: FieldSpec, value: Any) -> Any:
@@ -171,9 +178,7 @@ def _decimal_text(field: FieldSpec, value: Decimal | float | int) -> str:
 
 def _json_value(value: Any) -> Any:
     if isinstance(value, datetime):
-        # Naive datetimes in the database are UTC (the library's convention, docs/query.md): written
-        # as `replace(tzinfo=UTC).isoformat()` would write them, without making that datetime.
-        return value.isoformat() if value.tzinfo is not None else value.isoformat() + "+00:00"
+        return _datetime_text(value)
     if isinstance(value, (date, time)):
         return value.isoformat()
     if isinstance(value, Decimal):
