@@ -160,6 +160,15 @@ async def build_pb(kind: str, rows: int, work: Path, role: str = "pb") -> tuple[
         await database.disconnect()
     await _fill(url, kind, definition, generator().rows(rows))
     await _publish(url)
+    if kind == "sqlite":
+        # WAL, as docs/deployment.md recommends for a busy site and as PocketBase runs its own file:
+        # readers and the writer never wait on each other, and a request's reads share one snapshot
+        # (docs/performance.md, "One snapshot per request in WAL mode").
+        connection = sqlite3.connect(path)
+        try:
+            connection.execute("PRAGMA journal_mode = WAL")
+        finally:
+            connection.close()
     if kind == "postgresql":
         # A pool per worker smaller than asyncpg's default of 10: the server is shared.
         url += "?min_size=2&max_size=8"

@@ -31,7 +31,7 @@ from pb_headless.api.service import health
 from pb_headless.auth import Authenticator, UserLoader
 from pb_headless.changes import ChangeHub, follow_catalog
 from pb_headless.custom_routes import collect_routes
-from pb_headless.database.accelerators import reads_inline
+from pb_headless.database.accelerators import accelerator_of, reads_inline
 from pb_headless.database.caches import Caches
 from pb_headless.database.connections import held_connection
 from pb_headless.database.database_errors import is_unavailable
@@ -201,6 +201,7 @@ class HeadlessAPI:
             return
         if scope["type"] != "http":
             return
+        accelerator_of(self.database).arrived()
         response = await self._answer(scope, receive)
         if response is None:  # the client went away; there is no one to answer
             return

@@ -69,6 +69,9 @@ class Accelerator:
     def unshare_reads(self) -> None:
         """Ends what `share_reads` began."""
 
+    def arrived(self) -> None:
+        """A request of the API has begun (SQLite: its reads join no read transaction begun before)."""
+
     def steady_version(self, database: Database) -> Hashable | None:
         """`data_version()` where this task reads committed data only (not inside a transaction of its
         own, whose writes no version shows): rows read at it hold while it stays. None: read again."""

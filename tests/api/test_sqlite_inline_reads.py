@@ -19,12 +19,23 @@ ROWS = 3000
 URL = "/api/pb/v1/objects/notes"
 
 
-@pytest.fixture
-async def site(sqlite_database, host_factory):
+@pytest.fixture(params=["delete", "wal"])
+async def site(request, sqlite_database, host_factory):
+    """Each test runs with a rollback journal and in WAL mode, where a request's reads share one
+    read transaction (docs/performance.md, "One snapshot per request in WAL mode")."""
     rows = [
         {"title": f"note {n}" + (" needle" if n % 1000 == 0 else ""), "rank": n} for n in range(1, ROWS + 1)
     ]
+    set_journal_mode(sqlite_database.url.database, request.param)
     return await constructor_host(sqlite_database, host_factory, NOTES, TAB, rows)
+
+
+def set_journal_mode(path: str, mode: str) -> None:
+    connection = sqlite3.connect(path, isolation_level=None)
+    try:
+        assert connection.execute(f"PRAGMA journal_mode = {mode}").fetchone()[0] == mode
+    finally:
+        connection.close()
 
 
 def inline_of(database) -> sqlite_inline.InlineReads:
@@ -98,19 +109,24 @@ async def test_the_token_look_up_is_kept_while_nothing_is_written_and_another_pr
 
 async def test_a_list_reads_its_positions_and_page_in_one_read_transaction_and_ends_it(site):
     """docs/performance.md, "A page's own cost": the change-log positions and the page are read under
-    one shared lock; nothing stays open once the answer is made, so another program writes at once."""
+    one shared lock; nothing stays open once the answer is made (in WAL mode, once the loop's step is
+    over), so another program writes at once."""
     inline = inline_of(site.database)
     begun = []
     response = await site.client.get(f"{URL}?limit=5", headers=site.headers)
     assert response.status_code == 200, response.text
+    await asyncio.sleep(0)
     assert inline._reader is not None and not inline._reader.in_transaction
     inline._reader.set_trace_callback(begun.append)
     try:
         again = await site.client.get(f"{URL}?limit=5", headers=site.headers)
+        await asyncio.sleep(0)
     finally:
         inline._reader.set_trace_callback(None)
     assert again.json() == response.json()
-    assert "BEGIN" in begun and begun[-1] == "COMMIT"
+    assert begun.count("BEGIN") == 1 and begun[-1] == "COMMIT"
+    if inline._wal:  # one snapshot for the request: the token's rows and the positions kept under it
+        assert begun.count("PRAGMA data_version") == 1
     assert not inline._reader.in_transaction
     other = sqlite3.connect(site.database.url.database, isolation_level=None, timeout=0)
     try:
@@ -121,18 +137,40 @@ async def test_a_list_reads_its_positions_and_page_in_one_read_transaction_and_e
 
 async def test_shared_reads_see_one_committed_state_and_end_with_the_loops_step(site):
     inline = inline_of(site.database)
-    inline.share()
+    inline.share()  # in WAL mode the step's reads share without asking
     assert inline.fetchall("SELECT count(*) FROM notes", ()) == [(ROWS,)]
+    assert inline._reader.in_transaction
+    wal = inline._wal
     version = inline.data_version()
     other = sqlite3.connect(site.database.url.database, isolation_level=None, timeout=0)
     try:
-        with pytest.raises(sqlite3.OperationalError):  # no commit lands while the reads share a state
+        if wal:  # a writer is not kept waiting; the shared reads still see the state they began with
             other.execute("INSERT INTO notes (title, rank, published) VALUES ('late', 0, 1)")
+            assert inline.fetchall("SELECT count(*) FROM notes", ()) == [(ROWS,)]
+        else:
+            with pytest.raises(sqlite3.OperationalError):  # no commit lands while the reads share a state
+                other.execute("INSERT INTO notes (title, rank, published) VALUES ('late', 0, 1)")
         assert inline.data_version() == version
         await asyncio.sleep(0)  # the step ends: so do the shared reads, without `unshare`
         assert not inline._reader.in_transaction
-        other.execute("INSERT INTO notes (title, rank, published) VALUES ('late', 0, 1)")
+        if not wal:
+            other.execute("INSERT INTO notes (title, rank, published) VALUES ('late', 0, 1)")
     finally:
         other.close()
     assert inline.fetchall("SELECT count(*) FROM notes", ()) == [(ROWS + 1,)]
     assert inline.data_version() != version
+
+
+async def test_a_request_joins_no_read_transaction_begun_before_it(site):
+    """An in-process caller may write with a connection of its own and ask the API at once, in the
+    same step of the loop: the answer is of the state after that write, in either journal mode."""
+    assert (await site.client.get(f"{URL}/7", headers=site.headers)).status_code == 200
+    inline = inline_of(site.database)
+    assert inline.fetchall("SELECT count(*) FROM notes", ()) == [(ROWS,)]  # a read of this step
+    other = sqlite3.connect(site.database.url.database, isolation_level=None, timeout=0)
+    try:  # in WAL mode, while this step's reads share a snapshot
+        other.execute("UPDATE notes SET title = 'changed' WHERE id = 7")
+    finally:
+        other.close()
+    response = await site.client.get(f"{URL}/7", headers=site.headers)
+    assert response.json()["data"]["title"] == "changed"

@@ -49,6 +49,10 @@ class SQLiteAccelerator(Accelerator):
         if self.inline is not None:
             self.inline.unshare()
 
+    def arrived(self) -> None:
+        if self.inline is not None:
+            self.inline.arrived()
+
     def steady_version(self, database: Database) -> Hashable | None:
         if self.inline is None or internals.in_transaction(internals.held_by_task(database)):
             return None

@@ -23,6 +23,15 @@ They are then read under one lock from one committed state, and SQLite's data ve
 each statement on its own took the lock, looked for a journal and read the file's header again. The
 transaction never outlives the step of the loop that opened it, so no read of a later request, and no
 writer waiting on the lock for longer than that step, depends on it.
+
+In WAL mode, where a reader never keeps a writer waiting, a request's reads here always share one
+read transaction (docs/performance.md, "One snapshot per request in WAL mode"): its first read opens
+it, and it ends at the first read of a request that began later (`arrived`), or with the step of
+the loop. The token look-up, the record or page and a list's positions are then read from one
+snapshot, and SQLite's data version, which keys the kept token rows, is read once. A request never
+joins a transaction begun before it: an in-process caller may have written just before with a
+connection of its own. With a rollback journal a reader's lock holds every writer off, a host's own
+write on the loop's thread included, so there each statement reads on its own unless a caller shares.
 """
 
 from __future__ import annotations
@@ -73,6 +82,9 @@ class InlineReads:
         self._wanted: asyncio.AbstractEventLoop | None = None  # the loop whose reads are shared now
         self._held: asyncio.AbstractEventLoop | None = None  # the loop whose read transaction is open
         self._version: int | None = None  # the data version read in the open read transaction
+        self._wal = False  # whether the database is in WAL mode: then a step's reads all share
+        self._arrivals = 0  # requests begun so far (`arrived`)
+        self._begun_at = 0  # `_arrivals` when the open read transaction began
         self._deadline = 0.0
         self._over: dict[str, int] = {}  # SQL that ran over a bound → runs left on the thread
         self.over_time = 0  # reads handed to the thread by the clock, and by their size
@@ -155,9 +167,14 @@ class InlineReads:
         with self._lock:
             if self._wanted is None:
                 self._wanted = loop
-                loop.call_soon(self.unshare)  # at the latest when this step ends
+                loop.call_soon(self._end_step)  # at the latest when this step ends
 
     def unshare(self) -> None:
+        """Ends the shared reads, but in WAL mode, where they end with the step."""
+        if not self._wal:
+            self._end_step()
+
+    def _end_step(self) -> None:
         """Ends the shared reads: releases SQLite's shared lock, so a writer may commit. Those of
         another thread's running loop are left to it."""
         try:
@@ -168,26 +185,43 @@ class InlineReads:
             owner = self._held or self._wanted
             if owner is not None and owner is not loop and owner.is_running():
                 return
-            connection = self._reader
-            self._wanted = self._held = self._version = None
-            if connection is not None and connection.in_transaction:
-                try:
-                    connection.execute("COMMIT")
-                except sqlite3.Error:
-                    connection.close()  # a connection that cannot end its transaction is not kept
-                    self._reader = None
+            if self._reader is not None:
+                self._end(self._reader)
+            else:
+                self._wanted = self._held = self._version = None
+
+    def _end(self, connection: sqlite3.Connection) -> None:
+        self._wanted = self._held = self._version = None
+        if connection.in_transaction:
+            try:
+                connection.execute("COMMIT")
+            except sqlite3.Error:
+                connection.close()  # a connection that cannot end its transaction is not kept
+                self._reader = None
+
+    def arrived(self) -> None:
+        """A request has begun: its reads see no state older than now. A read transaction opened
+        before is not joined, but ended and begun again (an in-process caller may have written
+        since, and not through this loop)."""
+        self._arrivals += 1
 
     def _reading(self) -> sqlite3.Connection | None:
         """The connection, inside the shared read transaction when reads are shared now (opened here
-        by the first); None while another thread's loop holds one open. Called with `_lock` held."""
+        by the first; in WAL mode, by the first of the step); None while another thread's loop holds
+        one open. Called with `_lock` held."""
         connection = self._reader or self._open()
-        if self._held is None and self._wanted is None:
-            return connection  # the usual case: each statement reads on its own
+        if self._held is None and self._wanted is None and not self._wal:
+            return connection  # with a rollback journal, the usual case: each statement on its own
         try:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
             loop = None
         held = self._held
+        if held is loop and self._begun_at != self._arrivals:
+            self._end(connection)  # begun before a request that may be the one reading now
+            held = None
+            if self._reader is None:
+                return None
         if held is not None:
             if held is loop:
                 return connection
@@ -197,9 +231,15 @@ class InlineReads:
             self._held = self._wanted = self._version = None
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
-        if loop is not None and self._wanted is loop:
+        if loop is None:
+            return connection
+        if self._wanted is None and self._wal:  # the step's first read
+            self._wanted = loop
+            loop.call_soon(self._end_step)
+        if self._wanted is loop:
             if not connection.in_transaction:
                 connection.execute("BEGIN")
+                self._begun_at = self._arrivals
             self._held = loop
         return connection
 
@@ -221,6 +261,7 @@ class InlineReads:
     def _open(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self._database, **self._options)
         connection.execute("PRAGMA query_only = ON")
+        self._wal = str(connection.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
         connection.set_progress_handler(self._past_deadline, CHECK_EVERY)
         self._reader = connection
         self._opening = next(_OPENINGS)
