@@ -13,9 +13,13 @@ from pb_headless.ratelimit.base import DEFAULT_LIMIT, DEFAULT_WINDOW, RateDecisi
 class MemoryRateLimiter:
     """Exact sliding window: each client keeps the times of its requests of the last `window` seconds.
 
-    The times live in an `array('d')` (8 bytes each, at most `limit` of them) rather than a deque of
-    float objects, which costs about four times as much per tracked client. Limits per process:
-    several workers without Redis each allow `limit` (docs/cors-and-rate-limits.md).
+    The times live in an `array('d')` (8 bytes each, at most `limit` of them, plus expired ones not
+    yet dropped) rather than a deque of float objects, which costs about four times as much per
+    tracked client. Expired times are passed over by an index and dropped in one cut once they are
+    at least half of the array: deleting from an array's front moves all the rest, which under a high
+    limit (hundreds of thousands of times per client) cost more than the rest of a request each time.
+    Limits per process: several workers without Redis each allow `limit`
+    (docs/cors-and-rate-limits.md).
     """
 
     def __init__(
@@ -29,7 +33,7 @@ class MemoryRateLimiter:
         self.limit = limit
         self.window = window
         self.clock = clock
-        self._hits: dict[str, array[float]] = {}
+        self._hits: dict[str, _Log] = {}
         self._next_sweep = clock() + window
 
     @property
@@ -45,17 +49,22 @@ class MemoryRateLimiter:
     def decide(self, key: str, *, count: bool) -> RateDecision:
         now = self.clock()
         start = now - self.window
-        hits = self._hits.get(key)
-        if hits is not None:
-            expired = bisect_right(hits, start)
-            if expired:
-                del hits[:expired]
+        log = self._hits.get(key)
+        if log is not None:
+            times = log.times
+            first = bisect_right(times, start, log.first)
+            if first != log.first:
+                if first * 2 >= len(times):  # the expired are half or more: drop them in one cut
+                    del times[:first]
+                    first = 0
+                log.first = first
         elif count:
-            hits = self._hits[key] = array("d")
-        held = len(hits) if hits is not None else 0
+            log = self._hits[key] = _Log()
+        held = len(log.times) - log.first if log is not None else 0
         allowed = held < self.limit
-        if allowed and count and hits is not None:
-            hits.append(max(now, hits[-1]) if hits else now)  # stays sorted if the wall clock steps back
+        if allowed and count and log is not None:
+            times = log.times
+            times.append(max(now, times[-1]) if times else now)  # stays sorted if the wall clock steps back
             held += 1
         if now >= self._next_sweep:
             self._sweep(now)
@@ -63,7 +72,7 @@ class MemoryRateLimiter:
             allowed=allowed,
             limit=self.limit,
             count=held,
-            oldest=hits[0] if hits else None,
+            oldest=log.times[log.first] if log is not None and held else None,
             now=now,
             window=self.window,
         )
@@ -71,6 +80,16 @@ class MemoryRateLimiter:
     def _sweep(self, now: float) -> None:
         """Once a window, forget clients idle for a whole window, so memory follows the active ones."""
         start = now - self.window
-        for key in [k for k, hits in self._hits.items() if not hits or hits[-1] <= start]:
+        for key in [k for k, log in self._hits.items() if not log.times or log.times[-1] <= start]:
             del self._hits[key]
         self._next_sweep = now + self.window
+
+
+class _Log:
+    """One client's request times, sorted; those before `first` have expired."""
+
+    __slots__ = ("first", "times")
+
+    def __init__(self) -> None:
+        self.times: array[float] = array("d")
+        self.first = 0

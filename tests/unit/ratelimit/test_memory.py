@@ -1,5 +1,7 @@
 """pb_headless/ratelimit/memory.py: the exact sliding window of one process."""
 
+import math
+
 import pytest
 
 from pb_headless.ratelimit import MemoryRateLimiter, RateDecision
@@ -126,3 +128,28 @@ async def test_a_clock_stepping_back_does_not_break_the_window():
 def test_a_limit_below_one_is_refused():
     with pytest.raises(ValueError):
         MemoryRateLimiter(limit=0)
+
+
+async def test_a_busy_client_under_a_high_limit_is_counted_exactly_as_its_times_expire():
+    """Expired times are passed over and dropped in cuts (pb_headless/ratelimit/memory.py): whatever the
+    cut, the count, the reset and the refusal follow the requests of the last window exactly."""
+    clock = Clock()
+    limiter = MemoryRateLimiter(limit=1_000, window=10, clock=clock)
+    sent: list[float] = []
+    for step in range(3_000):  # a request every 10 ms for 30 s: three windows
+        clock.now = 1_000_000 + step / 100
+        decision = await limiter.hit("a")
+        sent.append(clock.now)
+        in_window = [t for t in sent if t > clock.now - 10]
+        assert decision.allowed
+        assert decision.remaining == 1_000 - len(in_window)
+        assert decision.reset == math.ceil(in_window[0] + 10)
+    clock.now += 5  # half the window later, without a request
+    peeked = await limiter.peek("a")
+    assert peeked.remaining == 1_000 - len([t for t in sent if t > clock.now - 10])
+    busy = MemoryRateLimiter(limit=5, window=10, clock=clock)
+    for _ in range(5):
+        assert (await busy.hit("b")).allowed
+    assert not (await busy.hit("b")).allowed
+    clock.now += 10  # all five leave at once
+    assert (await busy.hit("b")).remaining == 4
