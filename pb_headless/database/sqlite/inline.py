@@ -82,7 +82,7 @@ class InlineReads:
         self._wanted: asyncio.AbstractEventLoop | None = None  # the loop whose reads are shared now
         self._held: asyncio.AbstractEventLoop | None = None  # the loop whose read transaction is open
         self._version: int | None = None  # the data version read in the open read transaction
-        self._wal = False  # whether the database is in WAL mode: then a step's reads all share
+        self._wal = False  # whether the database is in WAL mode: then a request's reads always share
         self._arrivals = 0  # requests begun so far (`arrived`)
         self._begun_at = 0  # `_arrivals` when the open read transaction began
         self._deadline = 0.0
@@ -185,14 +185,13 @@ class InlineReads:
             owner = self._held or self._wanted
             if owner is not None and owner is not loop and owner.is_running():
                 return
-            if self._reader is not None:
-                self._end(self._reader)
-            else:
-                self._wanted = self._held = self._version = None
+            self._end()
 
-    def _end(self, connection: sqlite3.Connection) -> None:
+    def _end(self) -> None:
+        """Ends the shared reads here and now. Called with `_lock` held."""
+        connection = self._reader
         self._wanted = self._held = self._version = None
-        if connection.in_transaction:
+        if connection is not None and connection.in_transaction:
             try:
                 connection.execute("COMMIT")
             except sqlite3.Error:
@@ -218,7 +217,7 @@ class InlineReads:
             loop = None
         held = self._held
         if held is loop and self._begun_at != self._arrivals:
-            self._end(connection)  # begun before a request that may be the one reading now
+            self._end()  # begun before a request that may be the one reading now
             held = None
             if self._reader is None:
                 return None
