@@ -83,7 +83,7 @@ async def within(seconds: float, work: Coroutine[Any, Any, T], *, eager: Any = N
     try:
         waiting = context.run(work.send, None)
     except StopIteration as done:  # finished without waiting: no task, no timer
-        return cast(T, done.value)
+        return done.value
     except asyncio.CancelledError:  # as `_bounded`: a cancel not its own (a wait shared with cut-off work)
         raise ServiceUnavailable(TOO_SLOW) from None
     except Exception as error:

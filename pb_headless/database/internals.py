@@ -45,6 +45,12 @@ def pool_of(database: Any) -> Any:
     return getattr(backend(database), "_pool", None)
 
 
+def pool_attribute(database: Any, name: str) -> Any:
+    """An attribute of the SQLite backend's pool (None where there is none): `pool_of` in one call,
+    for what every request asks several times (the accelerator)."""
+    return getattr(getattr(getattr(database, "_backend", None), "_pool", None), name, None)
+
+
 def swap_in(database: Any, pool: Any, before_disconnect: Callable[[], Awaitable[None]]) -> None:
     """Put `pool` in the SQLite backend's place, and run `before_disconnect` when the host disconnects."""
     found = backend(database)

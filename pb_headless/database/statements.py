@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from databases import Database
@@ -31,6 +31,7 @@ from pb_headless.database.slots import LIMIT, OFFSET
 T = TypeVar("T")
 BIND_BYTES = 140  # what one `Bind` or result column of a `Prepared` holds (tracemalloc, SQLite)
 NOT_REUSABLE = object()  # kept for a statement that cannot be kept compiled: run it the ordinary way
+VARIES = object()  # a `Bind.fixed` of a parameter whose value comes from the caller's values
 
 
 @dataclass(frozen=True, slots=True)
@@ -39,6 +40,7 @@ class Bind:
     slot: int | str  # index into the plan's values, or LIMIT / OFFSET
     convert: Callable[[Any], Any] | None  # plan value → parameter value
     process: Callable[[Any], Any] | None  # the dialect's bind processor
+    fixed: Any = VARIES  # a constant's parameter value, converted and processed once (`Constant`)
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,11 +63,13 @@ class Prepared:
     def arguments(self, values: Mapping[Any, Any]) -> Any:  # keyed by slot: an index or a name
         converted = []
         for bind in self.binds:
-            value = values.get(bind.slot)
-            if bind.convert is not None:
-                value = bind.convert(value)
-            if bind.process is not None:
-                value = bind.process(value)
+            value = bind.fixed
+            if value is VARIES:
+                value = values.get(bind.slot)
+                if bind.convert is not None:
+                    value = bind.convert(value)
+                if bind.process is not None:
+                    value = bind.process(value)
             converted.append(value)
         if self.style == "named":
             return {bind.name: value for bind, value in zip(self.binds, converted, strict=True)}
@@ -131,8 +135,28 @@ def paging_slots(statement: sa.Select[Any], fixed: bool = False) -> dict[str, tu
     return slots
 
 
+class Constant:
+    """A slot's converter that gives the same value whatever it is given (a statement's own value)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+    def __call__(self, _: Any) -> Any:
+        return self.value
+
+
 def constant(value: Any) -> Callable[[Any], Any]:
-    return lambda _: value
+    return Constant(value)
+
+
+def _bind(name: str, slot: Any, convert: Callable[[Any], Any] | None, process: Any) -> Bind:
+    """A parameter's `Bind`; a constant's value is converted and processed here, once."""
+    if not isinstance(convert, Constant):
+        return Bind(name, slot, convert, process)
+    value = convert.value
+    return Bind(name, slot, convert, process, value if process is None else process(value))
 
 
 def prepare(
@@ -173,10 +197,7 @@ def prepare(
             if style == "dollar"
             else compiled.string
         )
-    binds = tuple(
-        Bind(name, names[name][0], names[name][1], cast("Callable[[Any], Any] | None", processors.get(name)))
-        for name in order
-    )
+    binds = tuple(_bind(name, names[name][0], names[name][1], processors.get(name)) for name in order)
     columns = internals.result_columns(compiled)
     keys = tuple(str(column.keyname) for column in columns)
     result_processors = tuple(internals.result_processor(column.type, dialect) for column in columns)
@@ -258,17 +279,28 @@ async def fetch_fixed_built(
 ) -> list[T]:
     """`build(row)` for each row of `fetch_fixed`, kept per row as the database gave it: a row read
     again (the same token, the same versions) is not converted and built again. `build` must be a
-    pure function of the row."""
+    pure function of the row. While SQLite's data version stands, the built rows themselves are kept
+    with it (`_fixed_rows` says why that holds): the usual request looks its token up in one step."""
     prepared = _fixed_prepared(database, caches, statement, values)
     if prepared is None:
         return [build(row) for row in await fetch_fixed(database, caches, statement, values)]
-    built = []
-    for raw in await _fixed_rows(database, caches, prepared, values):
+    arguments = prepared.arguments(values)
+    version = accelerator_of(database).steady_version(database)
+    kept = None
+    if version is not None and isinstance(arguments, tuple):
+        kept = (id(statement), build, arguments, version)
+        ready = caches.steady.get(kept)
+        if ready is not None:
+            return list(ready)  # type: ignore[call-overload]
+    built: list[Any] = []  # of T: no `cast` (a call) on this path of every request
+    for raw in await run(database, prepared.style, prepared.sql, arguments, prepared.quick):
         key = (id(statement), build, tuple(raw))
-        found = cast("T | None", caches.built.get(key))
+        found = caches.built.get(key)
         if found is None:
-            found = cast("T", caches.built.put(key, build(FetchedRow(prepared.processed(raw)))))
+            found = caches.built.put(key, build(FetchedRow(prepared.processed(raw))))
         built.append(found)
+    if kept is not None:
+        caches.steady.put(kept, tuple(built))
     return built
 
 
@@ -289,7 +321,7 @@ async def _fixed_rows(
     if found is None:
         rows = await run(database, prepared.style, prepared.sql, arguments, prepared.quick)
         found = caches.steady.put(key, tuple(tuple(row) for row in rows))
-    return cast("Sequence[Sequence[Any]]", found)
+    return found  # type: ignore[return-value]
 
 
 def _fixed_prepared(

@@ -66,7 +66,8 @@ def conditional(if_none_match: str | None, response: Response, tag: str | None =
     is current."""
     tag = tag or entity_tag(bytes(response.body))
     raw = response.raw_headers
-    if any(name == b"etag" or name == b"vary" for name, _ in raw):
+    names = [name for name, _ in raw]
+    if b"etag" in names or b"vary" in names:
         response.headers["ETag"] = tag
         response.headers["Vary"] = OBJECT_VARY
     else:  # the usual case: appended as bytes, without a header object's search

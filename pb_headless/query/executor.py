@@ -207,7 +207,7 @@ async def fetch_by_key(
         row = rows[0] if rows else None
     if row is None:
         return None, {}
-    record = render_record(row, plan.fields)
+    record = render_records((row,), plan.fields, plan.derived)[0]  # rendering worked out once per plan
     if not plan.relations:  # the usual show: nothing to attach, no coroutine for it
         return record, {}
     truncated = await _attach_relations(database, plan.relations, [row], [record], spec.pk.name)

@@ -8,7 +8,7 @@ import operator
 from collections.abc import Callable, Iterable
 from datetime import date, datetime, time, timedelta
 from decimal import Decimal
-from typing import Any, Protocol, cast
+from typing import Any, Protocol
 from uuid import UUID
 
 from pb_headless.fields import FieldKind
@@ -42,7 +42,7 @@ def render_records(
     render = derived.get("render")
     if render is None:
         render = derived["render"] = _renderer(tuple(fields))
-    return cast("list[dict[str, Any]]", render(rows))
+    return render(rows)
 
 
 def _render_each(rows: Iterable[Row], fields: Iterable[FieldSpec]) -> list[dict[str, Any]]:
@@ -142,8 +142,8 @@ def _float_value(value: Any) -> Any:
 
 
 def _datetime_value(value: Any) -> Any:
-    if type(value) is datetime:  # what `_json_value` writes, without its questions
-        return _datetime_text(value)
+    if type(value) is datetime:  # what `_json_value` writes, without its questions (`_datetime_text`)
+        return value.isoformat() if value.tzinfo is not None else value.isoformat() + "+00:00"
     return _json_value(value)
 
 

@@ -99,7 +99,9 @@ class ObjectSpec:
     derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
 
     def scope_for(self, operation: Operation | str) -> str:
-        return self.read_scope if Operation(operation).scope_kind is ScopeKind.READ else self.write_scope
+        if type(operation) is not Operation:  # an Operation is not looked up again (every request asks)
+            operation = Operation(operation)
+        return self.read_scope if operation.scope_kind is ScopeKind.READ else self.write_scope
 
     def describe(self) -> dict[str, Any]:
         """The object as `GET /objects` shows it (without links)."""

@@ -12,7 +12,7 @@ import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from typing import Any, TypeVar, cast
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from databases import Database
@@ -55,7 +55,7 @@ class Snapshot:
         """A value computed once for this version (a race only computes it twice)."""
         if key not in self._derived:
             self._derived[key] = build(self)
-        return cast(T, self._derived[key])
+        return self._derived[key]
 
 
 class SnapshotCache:

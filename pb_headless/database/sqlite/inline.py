@@ -24,14 +24,10 @@ each statement on its own took the lock, looked for a journal and read the file'
 transaction never outlives the step of the loop that opened it, so no read of a later request, and no
 writer waiting on the lock for longer than that step, depends on it.
 
-In WAL mode, where a reader never keeps a writer waiting, a request's reads here always share one
-read transaction (docs/performance.md, "One snapshot per request in WAL mode"): its first read opens
-it, and it ends at the first read of a request that began later (`arrived`), or with the step of
-the loop. The token look-up, the record or page and a list's positions are then read from one
-snapshot, and SQLite's data version, which keys the kept token rows, is read once. A request never
-joins a transaction begun before it: an in-process caller may have written just before with a
-connection of its own. With a rollback journal a reader's lock holds every writer off, a host's own
-write on the loop's thread included, so there each statement reads on its own unless a caller shares.
+A request never joins a read transaction begun before it (`arrived`): an in-process caller may have
+written just before with a connection of its own. In WAL mode too, a statement no caller shares reads
+on its own: a read transaction around every request's reads cost more than it saved (docs/performance.md,
+"One snapshot per request in WAL mode").
 """
 
 from __future__ import annotations
@@ -82,7 +78,6 @@ class InlineReads:
         self._wanted: asyncio.AbstractEventLoop | None = None  # the loop whose reads are shared now
         self._held: asyncio.AbstractEventLoop | None = None  # the loop whose read transaction is open
         self._version: int | None = None  # the data version read in the open read transaction
-        self._wal = False  # whether the database is in WAL mode: then a request's reads always share
         self._arrivals = 0  # requests begun so far (`arrived`)
         self._begun_at = 0  # `_arrivals` when the open read transaction began
         self._deadline = 0.0
@@ -170,9 +165,8 @@ class InlineReads:
                 loop.call_soon(self._end_step)  # at the latest when this step ends
 
     def unshare(self) -> None:
-        """Ends the shared reads, but in WAL mode, where they end with the step."""
-        if not self._wal:
-            self._end_step()
+        """Ends the shared reads."""
+        self._end_step()
 
     def _end_step(self) -> None:
         """Ends the shared reads: releases SQLite's shared lock, so a writer may commit. Those of
@@ -206,11 +200,10 @@ class InlineReads:
 
     def _reading(self) -> sqlite3.Connection | None:
         """The connection, inside the shared read transaction when reads are shared now (opened here
-        by the first; in WAL mode, by the first of the step); None while another thread's loop holds
-        one open. Called with `_lock` held."""
+        by the first); None while another thread's loop holds one open. Called with `_lock` held."""
         connection = self._reader or self._open()
-        if self._held is None and self._wanted is None and not self._wal:
-            return connection  # with a rollback journal, the usual case: each statement on its own
+        if self._held is None and self._wanted is None:
+            return connection  # the usual case: each statement reads on its own
         try:
             loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
         except RuntimeError:
@@ -230,12 +223,7 @@ class InlineReads:
             self._held = self._wanted = self._version = None
             if connection.in_transaction:
                 connection.execute("ROLLBACK")
-        if loop is None:
-            return connection
-        if self._wanted is None and self._wal:  # the step's first read
-            self._wanted = loop
-            loop.call_soon(self._end_step)
-        if self._wanted is loop:
+        if loop is not None and self._wanted is loop:
             if not connection.in_transaction:
                 connection.execute("BEGIN")
                 self._begun_at = self._arrivals
@@ -260,7 +248,6 @@ class InlineReads:
     def _open(self) -> sqlite3.Connection:
         connection = sqlite3.connect(self._database, **self._options)
         connection.execute("PRAGMA query_only = ON")
-        self._wal = str(connection.execute("PRAGMA journal_mode").fetchone()[0]).lower() == "wal"
         connection.set_progress_handler(self._past_deadline, CHECK_EVERY)
         self._reader = connection
         self._opening = next(_OPENINGS)
