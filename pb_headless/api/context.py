@@ -1,4 +1,7 @@
-"""What a handler works with: one frozen value per request, built after authentication.
+"""What a handler works with: one value per request, built after authentication, that handlers only
+read. It is not a frozen dataclass: a frozen one's `__init__` sets each field through
+`object.__setattr__`, about 14,000 instructions for this one on every request (docs/performance.md,
+"The fixed cost of a request (fourth round)").
 
 Handlers read their inputs from here (and the raw query from the request), never from the
 application object or `request.state`; `request.state` is filled only for integrators' endpoints.
@@ -28,7 +31,7 @@ class ApiInfo:
     routes: tuple[RouteDef, ...]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention, hashed as a frozen one would be
 class RequestContext:
     database: Database
     dialect: str  # sqlite | postgresql | mysql

@@ -32,7 +32,7 @@ MISSING_TOKEN = "An API token is required: send 'Authorization: Bearer <token>' 
 INVALID_TOKEN = "The API token is not valid."
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True, unsafe_hash=True)  # read-only by convention: made on every request (api/context.py)
 class Authentication:
     principal: Principal
     snapshot: Snapshot

@@ -100,8 +100,11 @@ def held_by_task(database: Any) -> Any:
     would); with `force_rollback`, the one connection every task shares."""
     if database._global_connection is not None:
         return database._global_connection
+    held = database._connection_map  # a WeakKeyDictionary by task
+    if not held.data:  # no task holds one (a read-only load): no task to look up
+        return None
     task = asyncio.current_task()
-    return None if task is None else database._connection_map.get(task)
+    return None if task is None else held.get(task)
 
 
 def in_transaction(connection: Any) -> bool:
