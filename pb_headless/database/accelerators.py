@@ -19,7 +19,7 @@ _SERVERS: WeakKeyDictionary[Database, ServerAccelerator] = WeakKeyDictionary()
 def accelerator_of(database: Database) -> Accelerator:
     """The one its SQLite pool carries (sqlite/pool.py); PostgreSQL's and MariaDB's, one per
     `Database` for as long as it lives; else a fresh one."""
-    found = internals.pool_attribute(database, "accelerator")
+    found = getattr(internals.pool_of(database), "accelerator", None)
     if isinstance(found, Accelerator):
         return found
     dialect = dialect_name(database)

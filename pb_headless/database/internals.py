@@ -41,14 +41,9 @@ def backend_dialect(database: Any) -> Dialect | None:
 
 
 def pool_of(database: Any) -> Any:
-    """The SQLite backend's pool (None on other backends, which have no `_pool` of this kind)."""
-    return getattr(backend(database), "_pool", None)
-
-
-def pool_attribute(database: Any, name: str) -> Any:
-    """An attribute of the SQLite backend's pool (None where there is none): `pool_of` in one call,
-    for what every request asks several times (the accelerator)."""
-    return getattr(getattr(getattr(database, "_backend", None), "_pool", None), name, None)
+    """The SQLite backend's pool (None on other backends, which have no `_pool` of this kind). Asked
+    several times by every request (`accelerators.accelerator_of`): `backend` written out."""
+    return getattr(getattr(database, "_backend", None), "_pool", None)
 
 
 def swap_in(database: Any, pool: Any, before_disconnect: Callable[[], Awaitable[None]]) -> None:

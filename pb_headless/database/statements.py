@@ -14,7 +14,7 @@ the API object's caches (database/caches.py).
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
@@ -29,6 +29,7 @@ from pb_headless.database.dialect import dialect_of
 from pb_headless.database.slots import LIMIT, OFFSET
 
 T = TypeVar("T")
+R = TypeVar("R")
 BIND_BYTES = 140  # what one `Bind` or result column of a `Prepared` holds (tracemalloc, SQLite)
 NOT_REUSABLE = object()  # kept for a statement that cannot be kept compiled: run it the ordinary way
 VARIES = object()  # a `Bind.fixed` of a parameter whose value comes from the caller's values
@@ -131,7 +132,7 @@ def paging_slots(statement: sa.Select[Any], fixed: bool = False) -> dict[str, tu
             continue
         for clause, slot in zip(internals.limit_and_offset(element), (LIMIT, OFFSET), strict=True):
             if isinstance(clause, sa.BindParameter):
-                slots[clause.key] = (slot, None) if not fixed else (slot, constant(clause.value))
+                slots[clause.key] = (slot, None) if not fixed else (slot, Constant(clause.value))
     return slots
 
 
@@ -145,10 +146,6 @@ class Constant:
 
     def __call__(self, _: Any) -> Any:
         return self.value
-
-
-def constant(value: Any) -> Callable[[Any], Any]:
-    return Constant(value)
 
 
 def _bind(name: str, slot: Any, convert: Callable[[Any], Any] | None, process: Any) -> Bind:
@@ -178,7 +175,7 @@ def prepare(
         if parameter.key in slots:
             names[name] = slots[parameter.key]
         elif parameter.callable is None and (constants or parameter.key not in in_statement):
-            names[name] = (None, constant(parameter.value))
+            names[name] = (None, Constant(parameter.value))
         else:
             return None  # a value of the statement that no slot carries: run it the ordinary way
     processors = internals.bind_processors(compiled)
@@ -265,9 +262,8 @@ async def fetch_fixed(
     prepared = _fixed_prepared(database, caches, statement, values)
     if prepared is None:  # this statement cannot be kept compiled
         return [FetchedRow(row._mapping) for row in await database.fetch_all(statement, dict(values))]
-    return [
-        FetchedRow(prepared.processed(raw)) for raw in await _fixed_rows(database, caches, prepared, values)
-    ]
+    rows = await _steady(database, caches, prepared, values, prepared.sql, _as_tuples)
+    return [FetchedRow(prepared.processed(raw)) for raw in rows]
 
 
 async def fetch_fixed_built(
@@ -280,48 +276,52 @@ async def fetch_fixed_built(
     """`build(row)` for each row of `fetch_fixed`, kept per row as the database gave it: a row read
     again (the same token, the same versions) is not converted and built again. `build` must be a
     pure function of the row. While SQLite's data version stands, the built rows themselves are kept
-    with it (`_fixed_rows` says why that holds): the usual request looks its token up in one step."""
+    (`_steady`): the usual request looks its token up in one step."""
     prepared = _fixed_prepared(database, caches, statement, values)
     if prepared is None:
         return [build(row) for row in await fetch_fixed(database, caches, statement, values)]
-    arguments = prepared.arguments(values)
-    version = accelerator_of(database).steady_version(database)
-    kept = None
-    if version is not None and isinstance(arguments, tuple):
-        kept = (id(statement), build, arguments, version)
-        ready = caches.steady.get(kept)
-        if ready is not None:
-            return list(ready)  # type: ignore[call-overload]
-    built: list[Any] = []  # of T: no `cast` (a call) on this path of every request
-    for raw in await run(database, prepared.style, prepared.sql, arguments, prepared.quick):
-        key = (id(statement), build, tuple(raw))
-        found = caches.built.get(key)
-        if found is None:
-            found = caches.built.put(key, build(FetchedRow(prepared.processed(raw))))
-        built.append(found)
-    if kept is not None:
-        caches.steady.put(kept, tuple(built))
-    return built
+
+    def built(rows: Sequence[Sequence[Any]]) -> tuple[T, ...]:
+        made = []
+        for raw in rows:
+            key = (id(statement), build, tuple(raw))
+            found = caches.built.get(key)
+            if found is None:
+                found = caches.built.put(key, build(FetchedRow(prepared.processed(raw))))
+            made.append(found)
+        return tuple(made)  # type: ignore[arg-type]
+
+    return list(await _steady(database, caches, prepared, values, (id(statement), build), built))
 
 
-async def _fixed_rows(
-    database: Database, caches: Caches, prepared: Prepared, values: Mapping[str, Any]
-) -> Sequence[Sequence[Any]]:
-    """The driver's rows of a constant query. Where the database has a version that moves with every
-    commit of any connection (SQLite's `PRAGMA data_version`), the rows read at a version are kept
-    with it and given again while it has not moved: nothing was written anywhere, so the answer is
-    the same (docs/performance.md, "What a process keeps"). The version is read before the query,
-    so kept rows are never older than their version."""
+async def _steady(
+    database: Database,
+    caches: Caches,
+    prepared: Prepared,
+    values: Mapping[str, Any],
+    kind: Hashable,
+    make: Callable[[Sequence[Sequence[Any]]], tuple[R, ...]],
+) -> tuple[R, ...]:
+    """`make(rows)` of a constant query's driver rows. Where the database has a version that moves
+    with every commit of any connection (SQLite's `PRAGMA data_version`), what `make` made at a
+    version is kept with it (`kind` says what that is: the rows as tuples, or built rows) and given
+    again while it has not moved: nothing was written anywhere, so the answer is the same
+    (docs/performance.md, "What a process keeps"). The version is read before the query, so what is
+    kept is never older than its version."""
     arguments = prepared.arguments(values)
     version = accelerator_of(database).steady_version(database)
     if version is None or not isinstance(arguments, tuple):
-        return await run(database, prepared.style, prepared.sql, arguments, prepared.quick)
-    key = (prepared.sql, arguments, version)
+        return make(await run(database, prepared.style, prepared.sql, arguments, prepared.quick))
+    key = (kind, arguments, version)
     found = caches.steady.get(key)
     if found is None:
         rows = await run(database, prepared.style, prepared.sql, arguments, prepared.quick)
-        found = caches.steady.put(key, tuple(tuple(row) for row in rows))
+        found = caches.steady.put(key, make(rows))
     return found  # type: ignore[return-value]
+
+
+def _as_tuples(rows: Sequence[Sequence[Any]]) -> tuple[tuple[Any, ...], ...]:
+    return tuple(tuple(row) for row in rows)
 
 
 def _fixed_prepared(

@@ -142,8 +142,8 @@ def _float_value(value: Any) -> Any:
 
 
 def _datetime_value(value: Any) -> Any:
-    if type(value) is datetime:  # what `_json_value` writes, without its questions (`_datetime_text`)
-        return value.isoformat() if value.tzinfo is not None else value.isoformat() + "+00:00"
+    if type(value) is datetime:  # what `_json_value` writes, without its questions
+        return _datetime_text(value)
     return _json_value(value)
 
 
