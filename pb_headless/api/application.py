@@ -173,7 +173,10 @@ class HeadlessAPI:
         if self.proxies.networks:
             return self._api_root(scope)
         hosts = tuple(value for name, value in scope.get("headers", ()) if name == b"host")
-        key = (scope.get("scheme"), hosts, scope.get("server"), scope.get("root_path", ""))
+        server = scope.get("server")
+        if server is not None and type(server) is not tuple:  # Starlette's TestClient sends a list
+            server = tuple(server)
+        key = (scope.get("scheme"), hosts, server, scope.get("root_path", ""))
         found = self._roots.get(key)
         if found is None:
             if len(self._roots) >= KEPT_ROOTS:
