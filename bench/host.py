@@ -5,6 +5,10 @@ else. The rate limit is raised out of the way: wrk sends every request from one 
 benchmark measures serving, not refusing.
 
     PB_BENCH_URL=sqlite:////tmp/pb-bench/sqlite-100000/pb.db uvicorn bench.host:app --workers 2
+
+With `PB_BENCH_KEEP_SESSION=1` on PostgreSQL, asyncpg's pool gives connections back without resetting
+their session (docs/deployment.md, "PostgreSQL: one round trip less per request"); bench/pool_reset.py
+compares the two.
 """
 
 from __future__ import annotations
@@ -26,6 +30,10 @@ from pb_headless.constructor import ConstructorSource
 RATE_LIMIT = 1_000_000_000
 
 
+async def keep_session(connection: Any) -> None:
+    """asyncpg's `reset`: give the connection back as it is (docs/deployment.md)."""
+
+
 async def load_tables(_: Database) -> list:
     return [ARTICLES]
 
@@ -33,7 +41,8 @@ async def load_tables(_: Database) -> list:
 def create_app(url: str, **options: Any) -> CORSMiddleware:
     """`options` go to `HeadlessAPI` (bench/fixed_cost.py turns the webhook worker off when it
     counts instructions, so that its polling does not land among a request's)."""
-    database = Database(url)
+    keep = os.environ.get("PB_BENCH_KEEP_SESSION") == "1" and url.startswith("postgresql")
+    database = Database(url, reset=keep_session) if keep else Database(url)
     registry = ApiRegistry()
     registry.add_source(ConstructorSource(load_tables))
     api = HeadlessAPI(database, registry, rate_limit=RATE_LIMIT, **options)

@@ -234,9 +234,17 @@ async def run(
         if style == "dollar":
             if not custom_plan:
                 return await raw.fetch(sql, *arguments)
+            # Nothing of it outlives the statement: a host may give connections back to the pool
+            # without asyncpg's reset (docs/deployment.md).
             await raw.execute("SET plan_cache_mode = force_custom_plan")
-            rows = await raw.fetch(sql, *arguments)
-            await raw.execute("RESET plan_cache_mode")  # not reached on failure: a harmless leftover
+            try:
+                rows = await raw.fetch(sql, *arguments)
+            except Exception:
+                # In a transaction its rollback undoes the SET; a closed connection keeps nothing.
+                if not raw.is_in_transaction() and not raw.is_closed():
+                    await raw.execute("RESET plan_cache_mode")
+                raise
+            await raw.execute("RESET plan_cache_mode")
             return rows
         async with raw.cursor() as cursor:
             await cursor.execute(sql, arguments)
