@@ -54,7 +54,7 @@ async def _prepared(url: str, scopes: str, *, demo: bool = False, cors: str | No
 
 
 def _host(url: str):
-    """The demo's declarations mounted in a Starlette site, as docs/embedding.md shows."""
+    """The demo's declarations mounted in a Starlette site, as docs/getting-started.md shows."""
     database = Database(url)
     api = HeadlessAPI(database, demo_registry(), webhooks=False)
 
