@@ -1,7 +1,6 @@
 """`deadline.within(..., eager=database)`: work that never waits runs in the caller with no task made;
 work that waits carries on in a task of its own, under the same time limit, with its `databases`
-connection and its context handed over (docs/performance.md, "The fixed cost of a request (third
-round)")."""
+connection and its context handed over (docs/performance.md, "The fixed cost of a request")."""
 
 from __future__ import annotations
 
