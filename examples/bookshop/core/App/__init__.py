@@ -1,0 +1,1 @@
+"""The bookshop of docs/declarations.md: its models and its declaration file."""
