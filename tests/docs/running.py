@@ -1,19 +1,24 @@
 """Running a page's examples: its commands in bash, its requests with httpx, its servers in the background.
 
-A page runs in a folder of its own. Commands keep their exported variables and working directory from
-one block to the next (as in one terminal), and the addresses the docs use are replaced by the test's
-(see docs/writing-docs.md).
+A page runs as a reader runs it: in a folder of its own, on a fresh site of its own, in a clean shell
+that has only what a new terminal has (PATH with the suite's Python first, HOME, ...) plus what the
+page itself exports. Commands keep their exported variables and working directory from one block to
+the next (as in one terminal); every port the page names becomes a free port of its own, and the
+example site's database becomes the page's (see docs/writing-docs.md).
 """
 
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import re
+import select
 import shlex
 import signal
 import subprocess
 import sys
+import textwrap
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -24,9 +29,14 @@ import httpx
 from tests.docs.pages import REPOSITORY, Block
 from tests.support.server import free_port, log_tail
 
-DOCS_ADDRESS = "127.0.0.1:8000"
+SITE_PORT = 8000  # where `bash scripts/site` serves, unless PORT says otherwise
+ADDRESS = re.compile(r"\b(?P<host>127\.0\.0\.1|localhost):(?P<port>\d{4,5})\b")
+PORT_OPTION = re.compile(r"(?P<option>--port[ =]|\bPORT=)(?P<port>\d{4,5})\b")
+SITE_SCRIPT = "bash scripts/site"
+FRESH_SHELL = ("HOME", "USER", "LOGNAME", "SHELL", "LANG", "LC_ALL", "TERM", "TMPDIR")
 DOCS_DATABASE = "sqlite:///examples/site/site.db"
 CLONE = "/path/to/pb_headless"
+SESSION = Path(__file__).with_name("session.py")
 COMMAND_SECONDS = 600  # `pip install` into a new venv is the slowest command the docs show
 START_SECONDS = 60
 TOKEN = re.compile(r"\bpb_[0-9A-Za-z]{46}\b")
@@ -34,44 +44,50 @@ TOKEN = re.compile(r"\bpb_[0-9A-Za-z]{46}\b")
 
 @dataclass
 class PageRun:
-    """One page's terminal: a folder, a port, a database, the variables its commands exported."""
+    """One page's terminal: a folder, its ports, a database, the variables its commands exported."""
 
     folder: Path
-    port: int = field(default_factory=free_port)
     cwd: Path = REPOSITORY
+    ports: dict[int, int] = field(default_factory=dict)  # the port a page names -> this run's
     servers: list[subprocess.Popen[bytes]] = field(default_factory=list)
+    site_database: str = ""  # the example site's database URL, when the page runs against it
+    session: subprocess.Popen[str] | None = None  # the page's Python session (tests/docs/session.py)
+
+    def __post_init__(self) -> None:
+        self.state.touch()
 
     @property
     def database_url(self) -> str:
         return f"sqlite:///{self.folder / 'site.db'}"
 
     @property
-    def address(self) -> str:
-        return f"127.0.0.1:{self.port}"
-
-    @property
     def state(self) -> Path:
         return self.folder / "terminal.sh"
 
+    def port(self, documented: int) -> int:
+        if documented not in self.ports:
+            self.ports[documented] = free_port()
+        return self.ports[documented]
+
     def substitute(self, text: str) -> str:
-        """The docs' addresses in a command become this run's."""
+        """The docs' ports, site and database in a command become this run's."""
+        text = ADDRESS.sub(lambda found: f"{found['host']}:{self.port(int(found['port']))}", text)
+        text = PORT_OPTION.sub(lambda found: f"{found['option']}{self.port(int(found['port']))}", text)
+        site = f"env PB_DATABASE_URL={self.database_url} PORT={self.port(SITE_PORT)} {SITE_SCRIPT}"
         return (
-            text.replace(DOCS_ADDRESS, self.address)
-            .replace("--port 8000", f"--port {self.port}")
+            text.replace(SITE_SCRIPT, site)
             .replace(DOCS_DATABASE, self.database_url)
             .replace(CLONE, str(REPOSITORY))
         )
 
     def as_documented(self, printed: str) -> str:
-        """This run's addresses in printed output become the docs' again."""
-        return (
-            printed.replace(self.address, DOCS_ADDRESS)
-            .replace(self.database_url, DOCS_DATABASE)
-            .replace(str(REPOSITORY), CLONE)
-        )
+        """This run's ports, database and clone in printed output become the docs' again."""
+        for documented, port in self.ports.items():
+            printed = re.sub(rf"(127\.0\.0\.1|localhost):{port}\b", rf"\g<1>:{documented}", printed)
+        return printed.replace(self.database_url, DOCS_DATABASE).replace(str(REPOSITORY), CLONE)
 
     def environment(self, **variables: str) -> None:
-        """Export variables into the page's terminal (the first call starts it)."""
+        """Export variables into the page's terminal."""
         lines = [f"export {name}={shlex.quote(value)}" for name, value in variables.items()]
         with self.state.open("a") as state:
             state.write("\n".join(lines) + "\n")
@@ -108,7 +124,7 @@ class PageRun:
         return self.as_documented(done.stdout)
 
     def start(self, block: Block, health: str = "/api/pb/v1/health") -> None:
-        """Start a server block in the background and wait until it answers on this run's port."""
+        """Start a server block in the background and wait until it answers on the port it names."""
         log = self.folder / f"server-{block.line}.log"
         with log.open("ab") as output:
             server = subprocess.Popen(
@@ -119,7 +135,9 @@ class PageRun:
                 start_new_session=True,
             )
         self.servers.append(server)
-        wait_for(server, log, f"http://{self.address}{health}")
+        named = PORT_OPTION.search(block.body)
+        port = self.port(int(named["port"]) if named else SITE_PORT)
+        wait_for(server, log, f"http://127.0.0.1:{port}{health}")
         printed = TOKEN.findall(log.read_text())
         if printed:  # a server that prints a token (`bash scripts/site`) hands it on as $TOKEN
             self.environment(TOKEN=printed[-1])
@@ -137,7 +155,7 @@ class PageRun:
         }
         answer = httpx.request(
             method,
-            f"http://{self.address}{path}",
+            f"http://127.0.0.1:{self.port(SITE_PORT)}{path}",
             headers=headers,
             content=body.strip().encode() or None,
             timeout=30,
@@ -146,9 +164,47 @@ class PageRun:
             raise AssertionError(f"{block.where}: answered {answer.status_code}: {answer.text}")
         return self.as_documented(answer.text)
 
+    def execute(self, block: Block) -> str:
+        """Run a Python fragment in the page's session; what it printed, or AssertionError naming it."""
+        if self.session is None:
+            self.session = self._start_session()
+        assert self.session.stdin is not None and self.session.stdout is not None
+        code = self.substitute(textwrap.dedent(block.body))
+        fragment = {"where": block.where, "code": code, "environ": self.variables()}
+        self.session.stdin.write(json.dumps(fragment) + "\n")
+        self.session.stdin.flush()
+        ready, _, _ = select.select([self.session.stdout], [], [], COMMAND_SECONDS)
+        line = self.session.stdout.readline() if ready else ""
+        if not line:
+            raise AssertionError(
+                f"{block.where}: no answer from the Python session:\n{log_tail(self._session_log)}"
+            )
+        answer = json.loads(line)
+        if answer["error"]:
+            raise AssertionError(f"{block.where}: raised\n{block.body}--- traceback ---\n{answer['error']}")
+        return self.as_documented(answer["printed"])
+
+    @property
+    def _session_log(self) -> Path:
+        return self.folder / "python-session.log"
+
+    def _start_session(self) -> subprocess.Popen[str]:
+        """`python` in the page's terminal as it is now: its folder and its exported variables."""
+        terminal = self.variables()
+        with self._session_log.open("a") as log:
+            return subprocess.Popen(
+                [sys.executable, str(SESSION), str(REPOSITORY), self.site_database],
+                cwd=terminal.get("PWD", self.cwd),
+                env=terminal,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                text=True,
+            )
+
     def variables(self) -> dict[str, str]:
         listing = subprocess.run(
-            ["bash", "-c", f". {shlex.quote(str(self.state))}; env -0"],
+            ["bash", "-c", f"cd {shlex.quote(str(self.cwd))}; . {shlex.quote(str(self.state))}; env -0"],
             capture_output=True,
             text=True,
             env=self._base_env(),
@@ -157,6 +213,15 @@ class PageRun:
         return dict(item.split("=", 1) for item in listing.stdout.split("\0") if "=" in item)
 
     def stop(self) -> None:
+        if self.session is not None:
+            assert self.session.stdin is not None
+            self.session.stdin.close()
+            try:
+                self.session.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                self.session.kill()
+                self.session.wait(timeout=10)
+            self.session = None
         for server in self.servers:
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(server.pid, signal.SIGTERM)
@@ -173,15 +238,12 @@ class PageRun:
             new.replace(self.state)
 
     def _base_env(self) -> dict[str, str]:
-        """The suite's environment, with its Python first on PATH; nothing points Python at the clone, so
-        a page that installs pb_headless into a venv of its own runs what it installed."""
+        """What a new terminal has, with the suite's Python first on PATH (a reader who activated the
+        venv) and nothing else: no variable of the suite's reaches a page, so a page that needs one
+        sets it itself, and one that installs pb_headless into a venv of its own runs what it installed."""
         python_bin = str(Path(sys.executable).parent)
-        inherited = {
-            name: value
-            for name, value in os.environ.items()
-            if name not in ("PYTHONPATH", "VIRTUAL_ENV", "PYTHONHOME")
-        }
-        return {**inherited, "PATH": f"{python_bin}:{os.environ.get('PATH', '')}", "PYTHONUNBUFFERED": "1"}
+        fresh = {name: os.environ[name] for name in FRESH_SHELL if name in os.environ}
+        return {**fresh, "PATH": f"{python_bin}:{os.environ.get('PATH', '')}", "PYTHONUNBUFFERED": "1"}
 
 
 def wait_for(server: subprocess.Popen[bytes], log: Path, url: str) -> None:
@@ -200,7 +262,6 @@ def wait_for(server: subprocess.Popen[bytes], log: Path, url: str) -> None:
 @contextlib.contextmanager
 def page_run(folder: Path) -> Iterator[PageRun]:
     run = PageRun(folder)
-    run.environment(PB_DATABASE_URL=run.database_url, PORT=str(run.port), HOST="127.0.0.1")
     try:
         yield run
     finally:
@@ -208,12 +269,15 @@ def page_run(folder: Path) -> Iterator[PageRun]:
 
 
 def start_example_site(run: PageRun) -> None:
-    """What `bash scripts/site` does, on this run's port and database: `quickstart`; its token is $TOKEN."""
+    """What `bash scripts/site` does, on this run's port and a new database: `quickstart`. The site runs
+    beside the page (a reader's other terminal); only the token it prints reaches the page, as $TOKEN."""
     block = Block(
         REPOSITORY / "scripts" / "site",
         7,
         "bash",
-        f"{shlex.quote(sys.executable)} -m examples.site quickstart --host 127.0.0.1 --port 8000\n",
+        f"env PB_DATABASE_URL={run.database_url} {shlex.quote(sys.executable)} -m examples.site quickstart"
+        f" --host 127.0.0.1 --port {SITE_PORT}\n",
     )
     run.start(block)
+    run.site_database = run.database_url
     assert "TOKEN=" in run.state.read_text(), "quickstart printed no token"

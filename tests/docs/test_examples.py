@@ -1,8 +1,9 @@
 """Every example in README.md and docs/*.md runs as the page shows it (the convention: docs/writing-docs.md).
 
-Files a page shows are the repository's files or the page's own; Python fragments compile; commands,
-requests and servers run, against the example site (as `bash scripts/site` runs it) or the host the
-page itself defines, and print what the page shows.
+Files a page shows are the repository's files or the page's own; Python fragments compile, and those
+that are code (not entries of a declaration) run; commands, requests and servers run as a reader runs
+them — in a clean shell, each page on a fresh site of its own (the example site as `bash scripts/site`
+runs it, or the host the page itself defines) — and print what the page shows.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ import pytest
 
 from tests.docs.matching import difference
 from tests.docs.pages import REPOSITORY, Block, blocks, documentation_pages
-from tests.docs.running import PageRun, page_run, start_example_site
+from tests.docs.running import PORT_OPTION, SITE_PORT, SITE_SCRIPT, PageRun, page_run, start_example_site
 
 pytestmark = pytest.mark.slow
 PAGES = documentation_pages()
@@ -75,18 +76,56 @@ def test_every_python_fragment_and_page_file_compiles():
 
 def compiles(block: Block) -> None:
     source = textwrap.dedent(block.body)
-    flags = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT | ast.PyCF_ONLY_AST
     for candidate in (source, "{\n" + source + "\n}"):  # a fragment may be entries of a declaration dict
         try:
-            compile(candidate, block.where, "exec", flags=flags)
+            compile(candidate, block.where, "exec", flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT | ast.PyCF_ONLY_AST)
             return
         except SyntaxError as error:
             first = error
     raise AssertionError(f"{block.where}: does not compile: {first}")
 
 
+def is_code(block: Block) -> bool:
+    """A fragment that compiles on its own is code, and runs; entries of a declaration dict only compile."""
+    if block.lang != "python" or block.marker != "fragment":
+        return False
+    try:
+        compile(
+            textwrap.dedent(block.body),
+            block.where,
+            "exec",
+            flags=ast.PyCF_ALLOW_TOP_LEVEL_AWAIT | ast.PyCF_ONLY_AST,
+        )
+    except SyntaxError:
+        return False
+    return True
+
+
 def runs(page: Path) -> bool:
-    return any(block.is_command or block.is_request or block.marker == "server" for block in blocks(page))
+    return any(
+        block.is_command or block.is_request or block.marker == "server" or is_code(block)
+        for block in blocks(page)
+    )
+
+
+def server_port(block: Block) -> int:
+    named = PORT_OPTION.search(block.body)
+    return int(named["port"]) if named else SITE_PORT
+
+
+def test_a_page_that_starts_a_server_gives_it_a_port_of_its_own():
+    """A reader keeps `bash scripts/site` running (port 8000) while trying another page's server, and may
+    keep that one running too: no page's server takes the example site's port or another page's."""
+    taken: dict[int, str] = {}
+    for block in every_block():
+        if block.marker != "server":
+            continue
+        port = server_port(block)
+        assert port != SITE_PORT or SITE_SCRIPT in block.body, (
+            f"{block.where}: port {port} is the example site's (`bash scripts/site`); give the server another"
+        )
+        assert port not in taken, f"{block.where}: port {port} is taken by the server of {taken[port]} too"
+        taken[port] = block.where
 
 
 @pytest.mark.parametrize("page", [page for page in PAGES if runs(page)], ids=page_id)
@@ -108,6 +147,8 @@ def step(run: PageRun, block: Block) -> None:
         target.write_text(block.body)
     elif block.marker == "server":
         run.start(block)
+    elif is_code(block):
+        run.execute(block)
     elif block.is_command or block.is_request:
         printed = run.run(block) if block.is_command else run.request(block)
         if block.output is not None:

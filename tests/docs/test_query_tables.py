@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from tests.docs.pages import REPOSITORY
-from tests.docs.running import page_run, start_example_site
+from tests.docs.running import SITE_PORT, page_run, start_example_site
 
 pytestmark = pytest.mark.slow
 ROW = re.compile(r"^\| `(?P<operator>[^`]+)`.*\| `(?P<example>filter\[[^`]+)` \| (?P<matches>[\d, ]+)", re.M)
@@ -37,7 +37,7 @@ def test_every_example_of_the_operator_table_finds_the_rows_it_names(tmp_path):
         for example, ids in documented_filters():
             query = f"{quote(example, safe='[]=,')}&fields=id&sort=id"
             answer = httpx.get(
-                f"http://{run.address}/api/pb/v1/objects/articles?{query}",
+                f"http://127.0.0.1:{run.port(SITE_PORT)}/api/pb/v1/objects/articles?{query}",
                 headers={"Authorization": f"Bearer {token}"},
                 timeout=30,
             )
