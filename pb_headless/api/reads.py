@@ -27,7 +27,7 @@ from pb_headless.http.responses import (
 )
 from pb_headless.query import parse_query, plan_list, plan_show
 from pb_headless.query.executor import ListPage, fetch_by_key, fetch_page
-from pb_headless.query.grammar import ParsedQuery
+from pb_headless.query.grammar import LIST_QUERY, SHOW_QUERY, ParsedQuery
 from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.registry import ObjectSpec
 
@@ -37,7 +37,7 @@ P = TypeVar("P", bound=ShowPlan)
 
 
 async def list_records(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
-    plan = planned(context, request, spec, plan_list)
+    plan = planned(context, request, spec, plan_list, LIST_QUERY)
     preference = applied_handling(request, plan.ignored)
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
@@ -108,7 +108,7 @@ def _has_more(plan: ListPlan, page: ListPage, positions: dict[str, str | None]) 
 async def show_record(
     context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
 ) -> Response:
-    plan = planned(context, request, spec, plan_show)
+    plan = planned(context, request, spec, plan_show, SHOW_QUERY)
     preference = applied_handling(request, plan.ignored)
     record: dict[str, Any] | None = None
     truncated: Mapping[str, Any] = {}
@@ -127,17 +127,22 @@ async def show_record(
 
 
 def planned(
-    context: RequestContext, request: Request, spec: ObjectSpec, plan: Callable[[ObjectSpec, ParsedQuery], P]
+    context: RequestContext,
+    request: Request,
+    spec: ObjectSpec,
+    plan: Callable[[ObjectSpec, ParsedQuery], P],
+    accepted: frozenset[str],
 ) -> P:
     """The plan of this query string for this object: planning is pure (query/planner.py), so a plan
     made once is kept by object and query string as written and used again (`caches.plans`); a plan
-    that answers 422 is made again each time, as is one of a query string past `KEPT_PLAN_QUERY`."""
+    that answers 422 is made again each time, as is one of a query string past `KEPT_PLAN_QUERY`.
+    `accepted` names the parameters this read takes (query/grammar.py); `plan` implies it."""
     written: bytes = request.scope.get("query_string", b"")
     key = (spec, plan, written)
     found: P | None = context.caches.plans.get(key)  # type: ignore[assignment]
     if found is not None:
         return found
-    made = plan(spec, parse_query(request.query_params.multi_items()))
+    made = plan(spec, parse_query(request.query_params.multi_items(), accepted))
     if not getattr(made, "details", None) and len(written) <= KEPT_PLAN_QUERY:
         context.caches.plans.put(key, made)
     return made

@@ -15,6 +15,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pb_headless.api.context import RequestContext
+from pb_headless.api.handling import applied_handling
 from pb_headless.changes.cursor import decode_cursor, encode_cursor
 from pb_headless.changes.feed import Reader, head_position, read_page
 from pb_headless.changes.hub import ChangeHub, watch_server_exit
@@ -31,10 +32,15 @@ from pb_headless.errors import (
 )
 from pb_headless.http.responses import OBJECT_CACHING, json_response
 from pb_headless.query import parse_query, plan_show
-from pb_headless.query.grammar import ParsedQuery
+from pb_headless.query.grammar import SHOW_QUERY, ParsedQuery
 from pb_headless.registry import ObjectSpec
 
 CURSOR_PROBLEM = "must be a cursor this API gave (the 'cursor' of an entry, or 'meta.next')"
+# The parameters of the feed and of the stream beyond `since`: any other is ignored and named
+# (`meta.ignored`), or refused under `Prefer: handling=strict`, as on a list.
+FEED_QUERY = SHOW_QUERY | {"limit"}
+STREAM_QUERY = SHOW_QUERY
+SINCE = frozenset({"since"})
 
 
 async def changes_endpoint(context: RequestContext, request: Request, name: str, stream: bool) -> Response:
@@ -44,20 +50,23 @@ async def changes_endpoint(context: RequestContext, request: Request, name: str,
     if hub is None or not hub.enabled:
         raise NotFound("This site keeps no change log (docs/changes.md).")
     spec = _readable(context.snapshot.catalog, context.principal, name)
-    query = parse_query(request.query_params.multi_items())
-    reader = Reader(context.database, context.dialect, spec, plan_show(spec, query))
+    query = parse_query(request.query_params.multi_items(), STREAM_QUERY if stream else FEED_QUERY, SINCE)
+    plan = plan_show(spec, query)
+    preference = applied_handling(request, plan.ignored)
+    reader = Reader(context.database, context.dialect, spec, plan)
     if stream:
         return await _open_stream(context, request, hub, reader, query)
     since = _cursor(request.query_params.get("since"), "since")
+    noted = {"ignored": list(plan.ignored)} if plan.ignored else {}
     if since is None:
         now = encode_cursor(await head_position(context.database))
-        return _answer([], {"next": now, "has_more": False, "count": 0})
+        return _answer([], {"next": now, "has_more": False, "count": 0, **noted}, preference)
     limit = spec.per_page if query.limit is None else min(query.limit.value, spec.max_per_page)
     page = await read_page(reader, since, max(limit, 1))
     entries = page.entries[:limit]
     following = page.next if len(entries) == len(page.entries) else since
     meta = {"next": encode_cursor(following), "has_more": page.has_more or len(entries) < len(page.entries)}
-    return _answer(entries, {**meta, "count": len(entries)})
+    return _answer(entries, {**meta, "count": len(entries), **noted}, preference)
 
 
 def _readable(catalog: Mapping[str, ObjectSpec], principal: Any, name: str) -> ObjectSpec:
@@ -83,8 +92,8 @@ def _cursor(written: str | None, key: str) -> int | None:
     return position
 
 
-def _answer(entries: list[dict[str, Any]], meta: dict[str, Any]) -> Response:
-    return json_response({"data": entries, "meta": meta}, cache=OBJECT_CACHING)
+def _answer(entries: list[dict[str, Any]], meta: dict[str, Any], headers: dict[str, str]) -> Response:
+    return json_response({"data": entries, "meta": meta}, headers=headers, cache=OBJECT_CACHING)
 
 
 async def _open_stream(

@@ -19,6 +19,11 @@ LARGEST_NUMBER = 2**31 - 1
 LIST_PARAMETERS = ("sort", "fields", "with")
 NUMBER_PARAMETERS = ("limit", "offset", "page")
 TEXT_PARAMETERS = ("after", "before", "count")  # cursors (query/cursors.py) and count control
+# The parameters a read takes, by name (`filter` stands for every `filter...` key). A name outside
+# the set a read takes is ignored and named as written, `limt=1` as `limt=1` (docs/query.md): a typo
+# must not pass for a parameter the API read.
+LIST_QUERY = frozenset({"filter", "search", *LIST_PARAMETERS, *NUMBER_PARAMETERS, *TEXT_PARAMETERS})
+SHOW_QUERY = frozenset({"fields", "with"})
 
 _FILTER_KEY = re.compile(r"filter\[([^\[\]]+)\](?:\[([^\[\]]+)\])?(\[\])?")
 _ASCII_DIGITS = re.compile(r"[0-9]+")
@@ -91,15 +96,24 @@ class ParsedQuery:
     ignored: tuple[Ignored, ...] = ()
 
 
-def parse_query(pairs: Iterable[tuple[str, str]]) -> ParsedQuery:
+def parse_query(
+    pairs: Iterable[tuple[str, str]],
+    accepted: frozenset[str] = LIST_QUERY,
+    own: frozenset[str] = frozenset(),
+) -> ParsedQuery:
     """Parse percent-decoded query pairs (Starlette's `query_params.multi_items()`).
 
-    Parameters outside the grammar (`utm_source`, a cache-busting `_`) are left alone and not reported:
-    they were never ours to ignore, and links keep them.
+    `accepted` names the parameters of the grammar the read takes; `own` those the endpoint reads
+    itself (the change feed's `since`). Any other pair (`limt=1`, `utm_source=x`) is ignored and
+    named as written; links keep it all the same.
     """
     builder = _Builder()
     for position, (key, value) in enumerate(pairs):
-        if key == "filter" or key.startswith("filter["):
+        name = "filter" if key == "filter" or key.startswith("filter[") else key
+        if name not in accepted:
+            if name not in own:
+                builder.ignored.append(Ignored(f"{key}={value}", position))
+        elif name == "filter":
             builder.add_filter(key, value, position)
         elif key == "search":
             builder.add_search(value, position)

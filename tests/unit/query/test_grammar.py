@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from pb_headless.query.grammar import FilterTerm, ListItem, NumberTerm, ParsedQuery, SearchText, parse_query
+from pb_headless.query.grammar import (
+    SHOW_QUERY,
+    FilterTerm,
+    ListItem,
+    NumberTerm,
+    ParsedQuery,
+    SearchText,
+    parse_query,
+)
 
 
 def ignored(query: ParsedQuery) -> list[str]:
@@ -169,9 +177,18 @@ def test_a_repeated_paging_number_keeps_the_last_and_names_the_overridden_one() 
     assert sorted(ignored(query)) == ["limit=5", "limit=abc"]
 
 
-def test_parameters_outside_the_grammar_are_left_alone() -> None:
+def test_parameters_outside_the_grammar_are_ignored_and_named_as_written() -> None:
     query = parse_query([("utm_source", "x"), ("_", "123"), ("filters[a]", "1"), ("Limit", "5")])
-    assert query == ParsedQuery()
+    assert ignored(query) == ["utm_source=x", "_=123", "filters[a]=1", "Limit=5"]
+    assert query == ParsedQuery(ignored=query.ignored)
+
+
+def test_a_read_names_the_parameters_it_does_not_take_and_leaves_its_own_alone() -> None:
+    pairs = [("fields", "title"), ("limit", "5"), ("filter[a]", "1"), ("since", "abc"), ("limt", "1")]
+    query = parse_query(pairs, SHOW_QUERY, frozenset({"since"}))
+    assert [item.name for item in query.fields] == ["title"]
+    assert (query.limit, query.filters) == (None, ())
+    assert ignored(query) == ["limit=5", "filter[a]=1", "limt=1"]
 
 
 def test_every_term_remembers_its_position_in_the_query_string() -> None:

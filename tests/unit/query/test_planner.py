@@ -334,7 +334,14 @@ def test_ignored_items_are_listed_once_in_query_string_order(article_spec: Objec
         ("fields", "secret"),
         ("utm", "x"),
     )
-    assert result.ignored == ("sort=-secret", "filter[", "filter[secret]", "limit=abc", "fields=secret")
+    assert result.ignored == (
+        "sort=-secret",
+        "filter[",
+        "filter[secret]",
+        "limit=abc",
+        "fields=secret",
+        "utm=x",
+    )
 
 
 def test_show_plans_fields_and_relations_and_nothing_else(article_spec: ObjectSpec) -> None:
