@@ -12,7 +12,7 @@ from pb_headless.api.context import RequestContext
 from pb_headless.api.reads import object_answer
 from pb_headless.api.records import canonical_id
 from pb_headless.errors import PreconditionFailed
-from pb_headless.http.conditional import record_tag, strong_match
+from pb_headless.http.conditional import record_tag, strong_match, unquoted_tags
 from pb_headless.query import fetch_one, parse_query, plan_show
 from pb_headless.registry import ObjectSpec
 
@@ -34,7 +34,20 @@ async def check_if_match(context: RequestContext, headers: Headers, spec: Object
         return
     record = await plain_record(context, spec, key)
     if not strong_match(header, None if record is None else record_tag(record)):
-        raise object_answer(PreconditionFailed())
+        raise object_answer(PreconditionFailed(_mismatch(header)))
+
+
+def _mismatch(header: str) -> str | None:
+    """The 412's message: "has changed" is true only of a tag; a value without its quotes (`abc` for
+    `"abc"`) was never one, and the client should hear that instead."""
+    unquoted = unquoted_tags(header)
+    if not unquoted:
+        return None
+    named = ", ".join(unquoted)
+    return (
+        f"If-Match holds {named}, which is not a quoted entity-tag: send the ETag exactly as the API "
+        'gave it, quotes included (`If-Match: "..."`).'
+    )
 
 
 def tag_headers(context: RequestContext, spec: ObjectSpec, record: dict[str, Any]) -> dict[str, str]:

@@ -27,6 +27,7 @@ from pb_headless.database.database_errors import is_data_error, is_duplicate_key
 from pb_headless.database.oneoff import fetch_row
 from pb_headless.database.transactions import write_transaction
 from pb_headless.errors import BadRequest, NotFound, UnsupportedMediaType, ValidationFailed
+from pb_headless.http.conditional import OBJECT_VARY
 from pb_headless.http.responses import OBJECT_CACHING, empty_response, json_response
 from pb_headless.idempotency.requests import Claim
 from pb_headless.query import compile_show, fetch_one, parse_query, plan_show, render_record
@@ -55,9 +56,10 @@ async def create_record(
         await check_unique(database, dialect, spec, values, exclude=None)
         key = await _insert(context, spec, values, sent)
         record, addressable = await _read_back(context, spec, key)
+        headers = {"Vary": OBJECT_VARY}  # the answer is the token's own, as a read's is
         # A row the object does not serve (created unpublished, or outside `query`) has no address.
-        headers = {"Location": record_address(context.api_root, spec, key)} if addressable else {}
         if addressable:
+            headers["Location"] = record_address(context.api_root, spec, key)
             headers.update(tag_headers(context, spec, record))
         body = {"data": _visible(context, spec, record)}
         response = json_response(body, status_code=201, headers=headers, cache=OBJECT_CACHING)
@@ -84,7 +86,7 @@ async def update_record(
             statement = spec.table.update().where(_served(context, spec, key)).values(**values)
             await _write(context, spec, statement, values, sent)
         record, addressable = await _read_back(context, spec, key)
-    headers = tag_headers(context, spec, record) if addressable else {}
+    headers = {"Vary": OBJECT_VARY, **(tag_headers(context, spec, record) if addressable else {})}
     return json_response({"data": _visible(context, spec, record)}, headers=headers, cache=OBJECT_CACHING)
 
 

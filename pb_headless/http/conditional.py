@@ -51,6 +51,16 @@ def none_match(header: str | None, tag: str) -> bool:
     return tags is None or tag.removeprefix("W/") in (written.removeprefix("W/") for written in tags)
 
 
+def unquoted_tags(header: str) -> list[str]:
+    """The values of an `If-Match`/`If-None-Match` that are not entity-tags (`abc` where `"abc"` was
+    meant): RFC 9110 §8.8.3 quotes every tag, so such a value can never match."""
+    return [tag for tag in _tags(header) or [] if not _is_quoted(tag.removeprefix("W/"))]
+
+
+def _is_quoted(tag: str) -> bool:
+    return len(tag) >= 2 and tag.startswith('"') and tag.endswith('"') and '"' not in tag[1:-1]
+
+
 def strong_match(header: str, tag: str | None) -> bool:
     """Whether `If-Match` holds `tag` (strong comparison: a weak tag never matches); `*` matches any
     existing record (`tag` is not None)."""

@@ -30,6 +30,7 @@ from pb_headless.errors import (
     IdempotencyKeyReused,
     error_response,
 )
+from pb_headless.http.conditional import OBJECT_VARY
 from pb_headless.http.responses import OBJECT_CACHING
 from pb_headless.idempotency import store
 
@@ -116,6 +117,7 @@ def _repeat(found: store.Kept, request_hash: str) -> Response:
     kept = orjson.loads(found.answer)
     headers = {**kept["headers"], REPLAYED: "true"}
     headers.setdefault("cache-control", OBJECT_CACHING)
+    headers.setdefault("vary", OBJECT_VARY)  # answers kept before writes carried it
     return Response(kept["body"].encode("utf-8"), status_code=found.status, headers=headers)
 
 

@@ -95,6 +95,40 @@ async def test_if_match_with_an_old_or_weak_tag_is_refused_with_412_and_nothing_
     assert after.status_code == 200 and after.headers["etag"] == tag
 
 
+async def test_if_match_with_an_unquoted_tag_is_a_412_that_says_the_quotes_are_missing(editor):
+    tag = (await editor.client.get(f"{API}/articles/1", headers=editor.headers)).headers["etag"]
+    bare = tag.strip('"')  # the current tag without its quotes: a client that stripped them
+    for method in ("patch", "delete"):
+        headers = {**editor.headers, "If-Match": bare}
+        sent = {"json": {"views": 7}} if method == "patch" else {}
+        response = await getattr(editor.client, method)(f"{API}/articles/1", headers=headers, **sent)
+        assert response.status_code == 412
+        body = response.json()
+        assert body["error"] == "precondition_failed"
+        assert "not a quoted entity-tag" in body["message"] and bare in body["message"]
+        assert "has changed" not in body["message"]
+    stale = {**editor.headers, "If-Match": '"stale"'}
+    response = await editor.client.patch(f"{API}/articles/1", json={"views": 7}, headers=stale)
+    assert "has changed" in response.json()["message"]  # a real tag that is not current: as before
+    after = await editor.client.get(f"{API}/articles/1", headers=editor.headers)
+    assert after.headers["etag"] == tag
+
+
+async def test_create_and_update_answers_vary_on_the_token_as_reads_do(editor):
+    created = await editor.client.post(f"{API}/articles", json={"title": "Varied"}, headers=editor.headers)
+    assert created.status_code == 201
+    address = created.headers["location"]
+    patched = await editor.client.patch(address, json={"views": 1}, headers=editor.headers)
+    read = await editor.client.get(address, headers=editor.headers)
+    for response in (created, patched):
+        assert response.headers["vary"] == read.headers["vary"] == "Authorization, X-API-Key"
+    key = {**editor.headers, "Idempotency-Key": "vary-1"}
+    once = await editor.client.post(f"{API}/articles", json={"title": "Kept"}, headers=key)
+    again = await editor.client.post(f"{API}/articles", json={"title": "Kept"}, headers=key)
+    assert again.headers["idempotent-replayed"] == "true"
+    assert once.headers["vary"] == again.headers["vary"] == "Authorization, X-API-Key"
+
+
 async def test_if_match_on_a_missing_record_answers_404(editor):
     headers = {**editor.headers, "If-Match": "*"}
     response = await editor.client.delete(f"{API}/articles/999", headers=headers)

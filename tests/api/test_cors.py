@@ -249,3 +249,16 @@ async def test_the_policy_is_compiled_once_per_settings_change(sqlite_database, 
     await host.settings.set("service_cors_max_age", "60")
     await get_me(host, token)
     assert policy_of(host.api.snapshots.current) is not policy
+
+
+async def test_create_and_update_answers_vary_as_reads_do_origin_included(sqlite_database, host_factory):
+    host, token = await active_host(sqlite_database, host_factory)
+    headers = {**host.auth(token), "Origin": APP}
+    address = "/api/pb/v1/objects/articles"
+    created = await host.client.post(address, json={"title": "Across origins"}, headers=headers)
+    patched = await host.client.patch(created.headers["location"], json={"views": 2}, headers=headers)
+    read = await host.client.get(created.headers["location"], headers=headers)
+    assert (created.status_code, patched.status_code, read.status_code) == (201, 200, 200)
+    for response in (created, patched, read):
+        assert response.headers["vary"] == "Authorization, X-API-Key, Origin"
+        assert response.headers["access-control-allow-origin"] == APP
