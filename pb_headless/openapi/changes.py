@@ -37,7 +37,17 @@ _SHARED_PARAMETERS: dict[str, Schema] = {
 _META: Schema = {
     "type": "object",
     "required": ["next", "has_more", "count"],
-    "properties": {"next": _CURSOR, "has_more": {"type": "boolean"}, "count": {"type": "integer"}},
+    "properties": {
+        "next": _CURSOR,
+        "has_more": {"type": "boolean"},
+        "count": {"type": "integer"},
+        "ignored": {
+            "type": "array",
+            "items": {"type": "string"},
+            "description": "Parameters dropped as written (`fields=secret`, an unknown `limt=1`); present "
+            "only when something was dropped.",
+        },
+    },
 }
 
 
@@ -71,7 +81,7 @@ def _operation(spec: ObjectSpec, kind: str, summary: str, names: tuple[str, ...]
         "summary": summary,
         "description": f"docs/changes.md. Requires the scope `{spec.read_scope}`.",
         "security": security(spec.read_scope),
-        "parameters": [ref("parameters", name) for name in names],
+        "parameters": [*(ref("parameters", name) for name in names), ref("parameters", "Prefer")],
         "responses": {"200": ok, **error_responses(*_ERRORS, "RateLimited", "ServerError")},
     }
 

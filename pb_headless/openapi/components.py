@@ -101,16 +101,6 @@ ERRORS: dict[str, tuple[tuple[type[ApiError], ...], str]] = {
     "CursorExpired": ((CursorExpired,), "The change log no longer reaches back to the cursor: sync in full."),
     "ServerError": ((ServerError,), "An unexpected failure; the message names a request id for the logs."),
 }
-_EXTRA_PROPERTIES: dict[str, Schema] = {
-    "Forbidden": {"required_scope": {"type": "string"}},
-    "ValidationFailed": {
-        "details": {"type": "object", "additionalProperties": {"type": "array", "items": {"type": "string"}}}
-    },
-    "ServerError": {"request_id": {"type": "string"}},
-}
-_OPTIONAL_PROPERTIES: dict[str, Schema] = {
-    "CreateRefused": _EXTRA_PROPERTIES["ValidationFailed"],
-}
 _EXTRA_HEADERS: dict[str, dict[str, Schema]] = {
     "Unauthorized": {"WWW-Authenticate": {"required": True, "schema": {"type": "string"}}},
     "IdempotencyInProgress": {
@@ -132,24 +122,15 @@ def status_of(name: str) -> str:
 
 def _error_response(name: str) -> Schema:
     classes, description = ERRORS[name]
-    extra = _EXTRA_PROPERTIES.get(name, {})
-    schema = {
-        "type": "object",
-        "required": ["error", "message", *extra],
-        "properties": {
-            "error": {"type": "string", "enum": [cls.code for cls in classes]},
-            "message": {"type": "string"},
-            **extra,
-            **_OPTIONAL_PROPERTIES.get(name, {}),
-        },
-    }
+    codes = " or ".join(f"`{cls.code}`" for cls in classes)
     # Every answer carries the rate-limit headers. Only 429 lists them (the API's description says the
     # rest): listed on every answer they were a tenth of the document, repeated (docs/openapi.md).
     headers = {**(rate_headers() if name == "RateLimited" else {}), **_EXTRA_HEADERS.get(name, {})}
+    # One schema for every error answer, so a generated client has one error type to decode.
     return {
-        "description": description,
+        "description": f"{description} `error`: {codes}.",
         **({"headers": headers} if headers else {}),
-        "content": json_content(schema),
+        "content": json_content(ref("schemas", "Error")),
     }
 
 
@@ -158,12 +139,7 @@ def shared_components() -> dict[str, dict[str, Schema]]:
     conditional = conditional_components()
     return {
         "schemas": {
-            "Error": {
-                "type": "object",
-                "required": ["error", "message"],
-                "properties": {"error": {"type": "string"}, "message": {"type": "string"}},
-                "description": "The error envelope of every failed request (docs/errors.md codes).",
-            },
+            "Error": ERROR_ENVELOPE,
             "ListMeta": _LIST_META,
             "ListLinks": _LIST_LINKS,
         },
@@ -189,6 +165,27 @@ PREFER_PARAMETER: Schema = {
     "400 naming each one in `details.ignored` instead; `handling=lenient` is the default. Other values "
     "change nothing. The answer says which applied in `Preference-Applied`.",
     "schema": {"type": "string"},
+}
+
+
+# The error envelope of every failed request, with every member an answer may add. `error` is a
+# string, not an enum: a client generated today must still decode a code a later release adds.
+ERROR_ENVELOPE: Schema = {
+    "type": "object",
+    "required": ["error", "message"],
+    "properties": {
+        "error": {"type": "string", "description": "The code; each error answer names the codes it has."},
+        "message": {"type": "string", "description": "For a person to read; its words may change."},
+        "details": {
+            "type": "object",
+            "additionalProperties": {"type": "array", "items": {"type": "string"}},
+            "description": "`validation_failed`: the messages per field, or per query parameter as "
+            "written; `bad_request` under `Prefer: handling=strict`: `ignored`, the items it would drop.",
+        },
+        "required_scope": {"type": "string", "description": "`forbidden`: the scope the operation needs."},
+        "request_id": {"type": "string", "description": "`server_error`: the id the site's logs carry."},
+    },
+    "description": "The error envelope of every failed request.",
 }
 
 
@@ -229,8 +226,14 @@ _LIST_META: Schema = {
         "ignored": {
             "type": "array",
             "items": {"type": "string"},
-            "description": "Parameters dropped as written (`filter[secret]`, `sort=-secret`); "
-            "present only when something was dropped.",
+            "description": "Parameters dropped as written (`filter[secret]`, `sort=-secret`, an unknown "
+            "`limt=1`); present only when something was dropped.",
+        },
+        "truncated": {
+            "type": "object",
+            "additionalProperties": {"type": "array", "items": {}},
+            "description": "Per to-many relation that shows only its first records, the keys of the "
+            "records it was cut on; present only then.",
         },
     },
 }

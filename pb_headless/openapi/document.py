@@ -35,7 +35,9 @@ PARTS_KEY = "openapi.parts"
 _DESCRIPTION = (
     "A token-protected JSON API. Send the token as `Authorization: Bearer <token>` or `X-API-Key: <token>`. "
     "Lists take `filter[field]=v`, `filter[field][op]=v`, `search`, `sort`, `fields`, `with`, `limit`, "
-    "`offset` and `page`; unknown or unlisted parameters are ignored and named in `meta.ignored`. Errors "
+    "`offset`, `page`, `after`, `before` and `count`; a parameter an operation does not take, or a value it "
+    "cannot use, is ignored and named as written in `meta.ignored` (`limt=1`), or refused with a 400 under "
+    "`Prefer: handling=strict`. Errors "
     'answer `{"error": <code>, "message": <text>}`. Every answer carries `X-RateLimit-Limit`, '
     "`X-RateLimit-Remaining` and `X-RateLimit-Reset` (`components.headers`).\n\n" + GUIDE
 )

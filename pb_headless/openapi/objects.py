@@ -5,13 +5,15 @@ Write bodies come from the object's `Validator`, the same one that checks them (
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from pb_headless.openapi import conditional
 from pb_headless.openapi.components import error_responses, json_content, ref, security
 from pb_headless.openapi.filters import filter_schemas
 from pb_headless.openapi.parameters import Parameter, keyset_parameters, list_parameters, show_parameters
 from pb_headless.openapi.parts import OperationPart, Schema, Tag
-from pb_headless.openapi.values import record_value_schema
-from pb_headless.registry.spec import INTEGER, ObjectSpec, RelationSpec
+from pb_headless.openapi.records import key_only, record_schema, schema_name
+from pb_headless.registry.spec import INTEGER, ObjectSpec
 
 OPERATION_ORDER = ("list", "create", "show", "update", "delete")
 PREFER = ref("parameters", "Prefer")  # shared by every list and show (components.py)
@@ -27,40 +29,19 @@ def object_tag(spec: ObjectSpec) -> Tag:
 
 
 def object_operations(spec: ObjectSpec) -> list[OperationPart]:
-    """One part per operation the object allows, in the order list, create, show, update, delete."""
+    """One part per operation the object allows, in the order list, create, show, update, delete; a
+    write in two variants, for a token that may read the object and for one that may not."""
     builders = {"list": _list, "create": _create, "show": _show, "update": _update, "delete": _delete}
-    return [builders[op](spec) for op in OPERATION_ORDER if op in spec.operations]
-
-
-def schema_name(spec: ObjectSpec, what: str) -> str:
-    return f"{spec.name}.{what}"
-
-
-def record_schema(spec: ObjectSpec) -> Schema:
-    """A record as list and show render it: the published fields, and relations asked for with `with`."""
-    properties: Schema = {name: record_value_schema(field) for name, field in spec.fields.items()}
-    for name, relation in spec.relations.items():
-        properties[name] = _relation_schema(relation)
-    return {
-        "type": "object",
-        "required": [spec.pk.name],
-        "properties": properties,
-        "description": f"A record of `{spec.name}`. `fields` narrows the fields shown; "
-        f"`{spec.pk.name}` is always there.",
-    }
-
-
-def _relation_schema(relation: RelationSpec) -> Schema:
-    properties = {field.name: record_value_schema(field) for field in relation.fields}
-    related = {"type": "object", "properties": properties}
-    note = f"Present when asked for with `with={relation.name}`."
-    if relation.many:
-        note += (
-            f" At most {relation.limit} records; when there are more, the answer names the relation in "
-            "the `X-Truncated-Relations` header (and a list in `meta.truncated`)."
-        )
-        return {"type": "array", "items": related, "maxItems": relation.limit, "description": note}
-    return {**related, "type": ["object", "null"], "description": note}
+    parts: list[OperationPart] = []
+    for operation in OPERATION_ORDER:
+        if operation not in spec.operations:
+            continue
+        part = builders[operation](spec)
+        if operation in ("create", "update"):
+            parts += [replace(part, variant=(spec.read_scope, True)), key_only(spec, part)]
+        else:
+            parts.append(part)
+    return parts
 
 
 def _part(

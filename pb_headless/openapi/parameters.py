@@ -99,7 +99,9 @@ def _paging(spec: ObjectSpec) -> list[Parameter]:
             f"Page size, default {spec.per_page}; values above {spec.max_per_page} count as "
             f"{spec.max_per_page}. `0` returns no records and the real `meta.total`. {_IGNORED}",
         ),
-        _query("offset", number(0, 0), f"Records to skip. Wins over `page`. {_IGNORED}"),
+        # No `default` on `offset` or `page`: a client that sent it on every request (Swagger UI,
+        # openapi-python-client) would turn `page` off and have `offset` named ignored on cursor pages.
+        _query("offset", number(0), f"Records to skip (none when absent). Wins over `page`. {_IGNORED}"),
         _query("page", number(1), f"1-based page number: skips `(page - 1) * limit` records. {_IGNORED}"),
         *(ref_of(name) for name in KEYSET_PARAMETERS),
     ]

@@ -17,7 +17,9 @@ class OperationPart:
     schemas, parameters and responses it refers to beyond the shared ones, by section
     (`{"schemas": {...}}`), so a document carries only what its operations use. `section` is where it
     goes: `paths` (keyed by `path`), or `webhooks` (keyed by the webhook's name, in `path`), for the
-    requests the site sends rather than answers.
+    requests the site sends rather than answers. `variant` (scope, held) shows the part only to a token
+    that holds (True) or lacks (False) that scope as well, where the answer differs between the two:
+    a write by a token that may not read the object answers with the key alone.
     """
 
     path: str
@@ -26,9 +28,12 @@ class OperationPart:
     operation: Schema
     components: Mapping[str, Mapping[str, Schema]] = field(default_factory=dict)
     section: str = "paths"
+    variant: tuple[str, bool] | None = None
 
     def is_callable_with(self, has_scope: Callable[[str], bool]) -> bool:
-        return self.scope is None or has_scope(self.scope)
+        if self.scope is not None and not has_scope(self.scope):
+            return False
+        return self.variant is None or has_scope(self.variant[0]) == self.variant[1]
 
 
 def plain(value: Any) -> Any:
@@ -43,7 +48,10 @@ def plain(value: Any) -> Any:
 
 def plain_part(part: OperationPart) -> OperationPart:
     components = {section: plain(dict(entries)) for section, entries in part.components.items()}
-    return OperationPart(part.path, part.method, part.scope, plain(part.operation), components, part.section)
+    operation = plain(part.operation)
+    return OperationPart(
+        part.path, part.method, part.scope, operation, components, part.section, part.variant
+    )
 
 
 @dataclass(frozen=True, slots=True)

@@ -245,12 +245,13 @@ async def test_writes_document_their_status_codes_and_every_operation_its_error_
                 if status.startswith(("4", "5")) and "$ref" in answer:
                     name = answer["$ref"].rsplit("/", 1)[1]
                     envelope = responses[name]["content"]["application/json"]["schema"]
-                    assert {"error", "message"} <= set(envelope["required"]), (method, path, status)
-    assert responses["ValidationFailed"]["content"]["application/json"]["schema"]["properties"]["details"]
-    assert responses["NotFound"]["content"]["application/json"]["schema"]["properties"]["error"]["enum"] == [
-        "not_found",
-        "unknown_object",
-    ]
+                    # One type for every error answer: what a generated client decodes an error into.
+                    assert envelope == {"$ref": "#/components/schemas/Error"}, (method, path, status)
+    error = document["components"]["schemas"]["Error"]
+    assert error["required"] == ["error", "message"]
+    assert set(error["properties"]) == {"error", "message", "details", "required_scope", "request_id"}
+    assert error["properties"]["details"]["additionalProperties"]["items"] == {"type": "string"}
+    assert "`not_found` or `unknown_object`" in responses["NotFound"]["description"]
 
 
 async def test_records_show_decimals_as_strings_and_relations_as_an_object_or_a_list(site):
@@ -261,7 +262,10 @@ async def test_records_show_decimals_as_strings_and_relations_as_an_object_or_a_
     assert properties["author"]["type"] == ["object", "null"]
     assert set(properties["author"]["properties"]) == {"id", "name"}
     assert properties["comments"]["type"] == "array"
-    assert record["required"] == ["id"]
+    # What the database cannot hold as NULL is always there and never null; the rest may be null.
+    assert record["required"] == ["id", "title"]
+    assert properties["title"] == {"type": "string"}
+    assert properties["author"]["required"] == ["id", "name"]
     assert "secret" not in properties
 
 
@@ -279,6 +283,31 @@ async def test_the_answers_of_the_api_match_the_documented_record_and_list_schem
     shown = await site.client.get("/api/pb/v1/objects/articles/1?with=author", headers=site.auth(token))
     single_schema = {**schemas, "$ref": "#/components/schemas/articles.Single"}
     jsonschema.Draft202012Validator(single_schema).validate(shown.json())
+
+
+async def test_writes_answer_as_documented_for_a_token_that_may_read_and_for_one_that_may_not(site):
+    """A token without the read scope gets only the key back (docs/writes.md); its document says so,
+    while a token that may read gets the whole record, `title` always there."""
+    for scopes, schema in (
+        ("articles.write", "articles.Key"),
+        ("articles.read,articles.write", "articles.Single"),
+    ):
+        document = await document_of(site, scopes)
+        token = await site.token(scopes)
+        created = await site.client.post(
+            "/api/pb/v1/objects/articles", json={"title": "Documented"}, headers=site.auth(token)
+        )
+        patched = await site.client.patch(created.headers["location"], json={}, headers=site.auth(token))
+        post = document["paths"]["/objects/articles"]["post"]["responses"]["201"]
+        patch = resolved(document, document["paths"]["/objects/articles/{id}"]["patch"]["responses"]["200"])
+        for answer, documented in ((created, post), (patched, patch)):
+            body = documented["content"]["application/json"]["schema"]
+            assert body == {"$ref": f"#/components/schemas/{schema}"}, scopes
+            validator = jsonschema.Draft202012Validator({"components": document["components"], **body})
+            validator.validate(answer.json())
+        if schema == "articles.Key":
+            assert created.json() == {"data": {"id": created.json()["data"]["id"]}}
+            assert "articles.Key" not in (await document_of(site, "*"))["components"]["schemas"]
 
 
 async def test_a_json_field_is_any_value_and_offers_no_filter_or_sort(sqlite_database, host_factory):
@@ -356,3 +385,19 @@ async def test_a_decimal_with_a_lower_bound_of_zero_takes_no_sign_as_a_string(sq
         "/api/pb/v1/objects/prices", json={"amount": "-12.50"}, headers=host.auth(token)
     )
     assert refused.status_code == 422
+
+
+async def test_a_parameter_has_a_default_only_where_sending_it_means_the_same_as_leaving_it_out(site):
+    """Swagger UI and openapi-python-client send a default with every request: a `default` on `offset`
+    turned `page` off (offset wins) and had `offset=0` named ignored on every cursor page."""
+    document = await document_of(site, "*")
+    defaults = {}
+    for path, methods in document["paths"].items():
+        for method, operation in methods.items():
+            for parameter in operation.get("parameters", []):
+                parameter = resolved(document, parameter)
+                if "default" in parameter["schema"]:
+                    defaults[(path, method, parameter["name"])] = parameter["schema"]["default"]
+    assert {name for _, _, name in defaults} == {"limit", "count"}
+    assert defaults[("/objects/articles", "get", "limit")] == 5  # the object's per_page
+    assert defaults[("/objects/articles", "get", "count")] == "exact"
