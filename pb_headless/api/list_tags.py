@@ -46,7 +46,9 @@ def derived_tables(context: RequestContext, spec: ObjectSpec, plan: ListPlan) ->
     if hub is None or not hub.enabled or plan.count == "estimated" or spec.query is not None:
         return None
     tables = [spec.table.name]
-    for relation in plan.relations:
+    # The relations shown and those a path filter reads (`filter[author.name]`): both change the answer.
+    read = [*plan.relations, *(c.relation for c in plan.conditions if c.relation is not None)]
+    for relation in read:
         if relation.query is not None:
             return None
         tables.append(relation.table.name)

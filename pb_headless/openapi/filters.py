@@ -69,7 +69,7 @@ def filter_parameters(spec: ObjectSpec) -> list[Schema]:
     fields = _filter_operators(spec)
     if not fields:
         return []
-    equality = [_equality(spec.fields[name]) for name in fields]
+    equality = [_equality(spec, name) for name in fields]
     return [*equality, _operators(spec, fields)]
 
 
@@ -77,26 +77,35 @@ def filter_schemas(spec: ObjectSpec) -> dict[str, Schema]:
     """The shared value schemas the filter parameters of `spec` refer to."""
     schemas: dict[str, Schema] = {}
     for name, operators in _filter_operators(spec).items():
-        field = spec.fields[name]
+        field = _field(spec, name)
         for operator in operators:
             component, schema = _operand(field, operator)
             schemas[component] = schema
     return schemas
 
 
-def _equality(field: FieldSpec) -> Schema:
+def _field(spec: ObjectSpec, name: str) -> FieldSpec:
+    """A published field, or a path's related field (`author.name`): its type types the values."""
+    path = spec.paths.get(name)
+    return spec.fields[name] if path is None else path.field
+
+
+def _equality(spec: ObjectSpec, name: str) -> Schema:
     # Short: the document stays small (docs/openapi.md), and `filter` lists this field's operators.
+    field, path = _field(spec, name), spec.paths.get(name)
+    many = path is not None and path.relation.many
+    related = "" if path is None else f" (any related `{path.relation.name}` record)" if many else ""
     return {
-        "name": f"filter[{field.name}]",
+        "name": f"filter[{name}]",
         "in": "query",
-        "description": f"`{field.name}` equals this. Other operators: `filter`.",
+        "description": f"`{name}` equals this{related}. Other operators: `filter`.",
         "schema": ref("schemas", _operand(field, "eq")[0]),
     }
 
 
 def _operators(spec: ObjectSpec, fields: dict[str, tuple[str, ...]]) -> Schema:
     properties = {
-        f"filter[{name}][{op}]": ref("schemas", _operand(spec.fields[name], op)[0])
+        f"filter[{name}][{op}]": ref("schemas", _operand(_field(spec, name), op)[0])
         for name, operators in fields.items()
         for op in operators
         if op != "eq"

@@ -8,6 +8,7 @@ or other state that changes between requests.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from operator import eq, ge, gt, le, lt, ne
 from typing import Any
 
@@ -255,6 +256,36 @@ def _columns(spec: ObjectSpec, plan: ShowPlan) -> list[sa.Column[Any]]:
 
 
 def _condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
+    if condition.relation is not None:
+        return _through_relation(condition, condition.relation, dialect)
+    return _field_condition(condition, dialect)
+
+
+def _through_relation(condition: Condition, relation: RelationSpec, dialect: str) -> sa.ColumnElement[Any]:
+    """A path's condition (`author.name`): whether some related record, narrowed as its object
+    narrows its own, satisfies it. `EXISTS`, never a join: a row with many matching related records
+    is still one row, and the count counts it once. A to-one path with no related record reads as
+    null, so `null=true` asks that no related record holds a value."""
+    if condition.operator is Operator.NULL and condition.value and not relation.many:
+        held = replace(condition, value=False)
+        return sa.not_(_related_rows(relation, _field_condition(held, dialect)).exists())
+    return _related_rows(relation, _field_condition(condition, dialect)).exists()
+
+
+def _related_rows(relation: RelationSpec, test: sa.ColumnElement[Any]) -> sa.Select[Any]:
+    """The related rows of the outer row that pass `test` (a correlated subquery)."""
+    source: sa.FromClause = relation.table
+    if relation.through is not None:
+        source = relation.table.join(relation.through.table, relation.through.remote == relation.remote)
+    statement = sa.select(relation.remote).select_from(source).where(relation.key == relation.local, test)
+    if relation.published is not None:
+        statement = statement.where(relation.published == sa.true())
+    if relation.query is not None:
+        statement = relation.query(statement)
+    return statement.correlate(relation.local.table)
+
+
+def _field_condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
     field, operator, value = condition.field, condition.operator, condition.value
     if operator is Operator.NULL:
         return field.column.is_(None) if value else field.column.is_not(None)

@@ -123,7 +123,7 @@ async def _page_rows(
         if cursor_page is not None:
             return await cursor_page.fetch(database, cursor_page.arguments(plan_values(plan)))
     if prepared is None or plan.cursor is not None:
-        return await _rows_of(database, spec.query)(compile_list(spec, plan, dialect)[0])
+        return await _rows_of(database, _narrowing(spec, plan))(compile_list(spec, plan, dialect)[0])
     values = plan_values(plan)
     rows = await _deep_page(database, caches, spec, plan, dialect, values)
     if rows is not None:
@@ -155,7 +155,7 @@ async def _total(
     count_all: Callable[[], Awaitable[int]]
     if prepared is None:
         count_statement = compile_list(spec, plan, dialect)[1]
-        count_all = functools.partial(_count, database, count_statement, spec.query is not None)
+        count_all = functools.partial(_count, database, count_statement, _narrowing(spec, plan) is not None)
         count_key: Hashable = None
     else:
         count_arguments = prepared.count.arguments(plan_values(plan))
@@ -216,6 +216,11 @@ async def fetch_by_key(
 
 async def _count(database: Database, count: Any, narrowed: bool) -> int:
     return int(await (oneoff.fetch_value(database, count) if narrowed else database.fetch_val(count)) or 0)
+
+
+def _narrowing(spec: ObjectSpec, plan: ListPlan) -> Any:
+    """A host's narrowing in a list's statement: the object's `query`, or a path's related one."""
+    return spec.query or next(iter(plan.narrowings), None)
 
 
 def _rows_of(database: Database, narrowing: Any) -> Callable[[Any], Awaitable[Sequence[Any]]]:

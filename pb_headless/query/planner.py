@@ -11,6 +11,7 @@ document states it without restating the rules.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -58,6 +59,12 @@ class Condition:
     operator: Operator
     value: Any
     written: str
+    relation: RelationSpec | None = None  # a path's relation (`author.name`): `field` is a related one
+
+    @property
+    def name(self) -> str:
+        """The field or path as `filterable` names it (`title`, `author.name`)."""
+        return self.field.name if self.relation is None else f"{self.relation.name}.{self.field.name}"
 
     @property
     def bound_values(self) -> int:
@@ -98,6 +105,12 @@ class ListPlan(ShowPlan):
     cursor: Cursor | None = None  # `after`/`before`: a keyset page; `offset` is then 0
     made_for: str = ""  # the fingerprint this list's cursors carry (query/cursors.py)
     count: str = "exact"  # one of COUNT_MODES
+
+    @property
+    def narrowings(self) -> tuple[Callable[[Any], Any], ...]:
+        """The related objects' `query` narrowings its path filters call (compiler `_related_rows`):
+        like the object's own, they may read the clock, so the statement is compiled every time."""
+        return tuple(c.relation.query for c in self.conditions if c.relation is not None and c.relation.query)
 
     @property
     def reads_past(self) -> bool:
@@ -190,14 +203,16 @@ def _relations(spec: ObjectSpec, items: tuple[ListItem, ...], notes: _Dropped) -
 
 
 def filter_operators(spec: ObjectSpec) -> dict[str, tuple[Operator, ...]]:
-    """Each field a list can filter on, in published order, with the operators that apply to it.
+    """Each field a list can filter on, in published order, then each usable path (`author.name`),
+    with the operators that apply to it.
 
     A filterable field no operator applies to (JSON) is left out: every filter on it is ignored.
     """
+    fields = {name: field for name, field in spec.fields.items() if name in spec.filterable}
+    fields.update((name, path.field) for name, path in spec.paths.items())
     operators = {
         name: tuple(operator for operator in Operator if operator.applies_to(field.kind))
-        for name, field in spec.fields.items()
-        if name in spec.filterable
+        for name, field in fields.items()
     }
     return {name: applicable for name, applicable in operators.items() if applicable}
 
@@ -231,22 +246,34 @@ def _conditions(spec: ObjectSpec, terms: tuple[FilterTerm, ...], notes: _Dropped
 
 
 def _applies(spec: ObjectSpec, term: FilterTerm, notes: _Dropped) -> bool:
-    """Whether the object lets this filter act; one it does not is ignored and named."""
-    field = spec.fields.get(term.field)
-    if field is None or term.field not in spec.filterable or not term.operator.applies_to(field.kind):
+    """Whether the object lets this filter act; one it does not is ignored and named. A path that is
+    not usable is ignored before its value is looked at, so that nothing of the related rows shows."""
+    found = _target(spec, term.field)
+    if found is None or not term.operator.applies_to(found[0].kind):
         notes.ignore(term.position, term.written)
         return False
     return True
 
 
+def _target(spec: ObjectSpec, name: str) -> tuple[FieldSpec, RelationSpec | None] | None:
+    """The field a filter key names, and the relation it is read through for a path (`author.name`)."""
+    path = spec.paths.get(name)
+    if path is not None:
+        return path.field, path.relation
+    field = spec.fields.get(name)
+    return (field, None) if field is not None and name in spec.filterable else None
+
+
 def _condition(spec: ObjectSpec, term: FilterTerm, notes: _Dropped) -> Condition | None:
-    field = spec.fields[term.field]
+    found = _target(spec, term.field)
+    assert found is not None  # `_applies` said so
+    field, relation = found
     try:
         value = _operand(field, term)
     except ConversionError as error:
         notes.fail(term.written, str(error))
         return None
-    return Condition(field, term.operator, value, term.written)
+    return Condition(field, term.operator, value, term.written, relation)
 
 
 def _operand(field: FieldSpec, term: FilterTerm) -> Any:

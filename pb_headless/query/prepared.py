@@ -80,7 +80,7 @@ def list_statements(
 ) -> ListStatements | None:
     """The page and count statements of this plan's shape, compiled on first use; None: not reusable."""
     key = ("list", *_list_shape(spec, plan, dialect))
-    return _cached(caches, spec, key, lambda: _prepare_list(database, spec, plan, dialect))
+    return _cached(caches, spec, key, lambda: _prepare_list(database, spec, plan, dialect), plan)
 
 
 def _list_shape(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[Any, ...]:
@@ -101,15 +101,14 @@ def cursor_statement(
         cursor.backwards,
         tuple(value is None for value in cursor.values),
     )
-    return _cached(caches, spec, key, lambda: _prepare_cursor(database, spec, plan, dialect))
+    return _cached(caches, spec, key, lambda: _prepare_cursor(database, spec, plan, dialect), plan)
 
 
 def seek_statements(
     database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, dialect: str
 ) -> SeekStatements | None:
-    return _cached(
-        caches, spec, ("seek", dialect, _shape_of(plan)), lambda: _prepare_seek(database, spec, plan, dialect)
-    )
+    key = ("seek", dialect, _shape_of(plan))
+    return _cached(caches, spec, key, lambda: _prepare_seek(database, spec, plan, dialect), plan)
 
 
 def show_statement(
@@ -119,8 +118,10 @@ def show_statement(
     return _cached(caches, spec, key, lambda: _prepare_show(database, spec, plan, pk_value, dialect))
 
 
-def _cached(caches: Caches, spec: ObjectSpec, key: tuple[Any, ...], build: Callable[[], Any]) -> Any:
-    if spec.query is not None:
+def _cached(
+    caches: Caches, spec: ObjectSpec, key: tuple[Any, ...], build: Callable[[], Any], plan: Any = None
+) -> Any:
+    if spec.query is not None or (isinstance(plan, ListPlan) and plan.narrowings):
         return None  # `query` is called on every compile: its SQL may differ from one request to the next
     # Keyed by the spec itself: a spec of an older registry version ages out like any other shape.
     found = caches.statements.get((spec, key))
@@ -143,7 +144,7 @@ def _shape(plan: ShowPlan) -> tuple[Any, ...]:
         return (tuple(f.name for f in plan.fields), tuple(relation.name for relation in plan.relations))
     conditions = tuple(
         (
-            condition.field.name,
+            condition.name,
             str(condition.operator),
             condition.value
             if condition.operator == "null"

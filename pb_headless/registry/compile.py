@@ -16,6 +16,7 @@ import sqlalchemy as sa
 from pb_headless.fields import FieldKind, describe_column
 from pb_headless.registry.declaration import PUBLISHED_COLUMN, Declaration, DeclarationError, checked_against
 from pb_headless.registry.defaults import ModelDefaults
+from pb_headless.registry.paths import resolve_paths, warn_unindexed
 from pb_headless.registry.relations import resolve_relations
 from pb_headless.registry.spec import FieldSpec, ObjectSpec
 from pb_headless.rules import Validator
@@ -97,6 +98,9 @@ def compile_object(
     names the relation that cannot be)."""
     declaration, table = publication.declaration, publication.table
     relations = resolve_relations(declaration, table, publications, tables)
+    paths = resolve_paths(declaration, table, relations, publications)
+    if not declaration.source.is_constructor:
+        warn_unindexed(declaration, table, paths)
     return ObjectSpec(
         name=declaration.name,
         source=declaration.source,
@@ -121,6 +125,7 @@ def compile_object(
         audit_columns={name: table.c[name] for name in AUDIT_COLUMNS if name in table.c},
         defaults=ModelDefaults.of(table),
         search_index=declaration.search_index,
+        paths=paths,
     )
 
 

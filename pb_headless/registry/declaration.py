@@ -45,6 +45,7 @@ DEFAULT_PER_PAGE = 20
 DEFAULT_MAX_PER_PAGE = 100
 OBJECT_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_-]{0,99}")
 PUBLISHED_COLUMN = "published"  # a boolean column of this name narrows the served rows
+PATH_SEPARATOR = "."  # `author.name` in `filterable`: a field of a related record
 
 
 class DeclarationError(ValueError):
@@ -171,7 +172,9 @@ def check_columns(declaration: Declaration, table: sa.Table) -> None:
                 fail(key, f"unknown field '{name}' (table '{table.name}' has: {', '.join(sorted(columns))})")
     for key in ("filterable", "searchable", "sortable"):
         for name in getattr(declaration, key):
-            if name not in published:
+            if key == "filterable" and PATH_SEPARATOR in name:
+                _check_path(declaration, name, fail)
+            elif name not in published:
                 fail(key, f"field '{name}' is not a published field (add it to 'fields')")
     for name in declaration.rules:
         if name not in columns:
@@ -180,6 +183,16 @@ def check_columns(declaration: Declaration, table: sa.Table) -> None:
         if name not in columns:
             fail("default_sort", f"unknown field '{name}'")
     _check_creatable(declaration, table, fail)
+
+
+def _check_path(declaration: Declaration, path: str, fail: _Failer) -> None:
+    """`author.name` in `filterable`: one level through a relation `with` lists. Whether the related
+    table has the field is checked when the relation is resolved (registry/paths.py)."""
+    relation, _, field = path.partition(PATH_SEPARATOR)
+    if not relation or not field or PATH_SEPARATOR in field:
+        fail("filterable", f"path '{path}': a path is '<relation>.<field>', one level deep")
+    if relation not in {declared.name for declared in declaration.relations}:
+        fail("filterable", f"path '{path}': relation '{relation}' is not listed in 'with'")
 
 
 def _check_creatable(declaration: Declaration, table: sa.Table, fail: _Failer) -> None:

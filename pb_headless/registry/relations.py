@@ -78,7 +78,7 @@ def _relation(
     tables: Mapping[str, sa.Table],
 ) -> RelationSpec:
     path = _path(declaration, table, relation.name, tables)
-    publisher = _publisher(path.table, relation.name, publishers)
+    publisher = publisher_of(path.table, relation.name, publishers)
     if publisher is not None and publisher.table is not path.table:
         # The same table seen through another MetaData (a model here, a reflected table there):
         # use the publisher's, which its `query` refers to.
@@ -211,7 +211,7 @@ def _targets(column: sa.Column[Any]) -> Iterator[sa.Column[Any]]:
             continue
 
 
-def _publisher(table: sa.Table, relation: str, publishers: Mapping[str, Publisher]) -> Publisher | None:
+def publisher_of(table: sa.Table, relation: str, publishers: Mapping[str, Publisher]) -> Publisher | None:
     """The object publishing the related table; when several do, the one named like the relation,
     else the one named like the table, else the first by name."""
     candidates = {name: p for name, p in publishers.items() if p.table.name == table.name}

@@ -67,6 +67,16 @@ class RelationSpec:
         return self.through.local if self.through is not None else self.remote
 
 
+@dataclass(frozen=True, slots=True)
+class PathSpec:
+    """A filterable path one level through a relation (`author.name`, `tags.slug`): a field of the
+    related records, which a list filters on as `filter[author.name]` (docs/query.md)."""
+
+    name: str  # as written in `filterable` and in the query string
+    relation: RelationSpec
+    field: FieldSpec  # a column of `relation.table`
+
+
 @dataclass(frozen=True, eq=False)
 class ObjectSpec:
     """A published object, compiled: what every request, `/objects` and the OpenAPI document read."""
@@ -94,6 +104,8 @@ class ObjectSpec:
     audit_columns: Mapping[str, sa.Column[Any]] = field(default_factory=dict)  # created_by / updated_by
     defaults: ModelDefaults = field(default_factory=ModelDefaults)  # the model's own, for writes
     search_index: str | None = None  # the FTS5 table giving search candidates (database/sqlite/trigrams.py)
+    # The usable paths of `filterable`: the relation loads with `with` and its object publishes the field.
+    paths: Mapping[str, PathSpec] = field(default_factory=dict)
     # What the query layer computes once per spec (the compiler's fixed parts, the planner's bound):
     # it lives and dies with the spec, a new one for each registry version (never copied by `replace`).
     derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
@@ -109,7 +121,7 @@ class ObjectSpec:
             "name": self.name,
             "operations": [str(operation) for operation in Operation if operation in self.operations],
             "fields": list(self.fields),
-            "filterable": [name for name in self.fields if name in self.filterable],
+            "filterable": [*(name for name in self.fields if name in self.filterable), *self.paths],
             "sortable": [name for name in self.fields if name in self.sortable],
             "searchable": list(self.searchable),
             "with": list(self.relations),
