@@ -232,3 +232,18 @@ async def test_objects_lists_the_usable_paths(site):
         "tags.weight",
         "comments.body",
     ]
+
+
+async def test_the_openapi_document_lists_the_usable_paths_typed_by_the_related_field(site):
+    response = await site.client.get("/api/pb/v1/openapi.json", headers=site.headers)
+    document = response.json()
+    parameters = document["paths"]["/objects/posts"]["get"]["parameters"]
+    by_name = {parameter.get("name"): parameter for parameter in parameters if "name" in parameter}
+    assert by_name["filter[author.karma]"]["schema"] == {"$ref": "#/components/schemas/Filter.integer"}
+    assert by_name["filter[author.joined]"]["schema"] == {"$ref": "#/components/schemas/Filter.date"}
+    assert by_name["filter[tags.slug]"]["schema"] == {"$ref": "#/components/schemas/Filter.text"}
+    assert "filter[author.email]" not in by_name
+    operators = by_name["filter"]["schema"]["properties"]
+    assert operators["filter[author.karma][between]"] == {"$ref": "#/components/schemas/Filter.integer.pair"}
+    assert operators["filter[tags.slug][in]"] == {"$ref": "#/components/schemas/Filter.text.list"}
+    assert not any(key.startswith("filter[author.email]") for key in operators)
