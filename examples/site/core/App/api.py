@@ -10,7 +10,17 @@ API = {
     "articles": {
         "model": articles,
         "fields": ["title", "body", "category", "price", "views", "featured", "published_at", "author_id"],
-        "filterable": ["id", "title", "category", "price", "views", "featured", "published_at", "author_id"],
+        "filterable": [
+            "id",
+            "title",
+            "category",
+            "price",
+            "views",
+            "featured",
+            "published_at",
+            "author_id",
+            "author.name",
+        ],
         "searchable": ["title", "body"],
         "sortable": ["id", "title", "price", "views", "published_at"],
         "default_sort": "-published_at",
@@ -42,7 +52,7 @@ API = {
     "authors": {
         "model": authors,
         "fields": ["name", "bio"],
-        "filterable": ["id", "name"],
+        "filterable": ["id", "name", "articles.title"],
         "searchable": ["name", "bio"],
         "sortable": ["id", "name"],
         "with": ["articles:id,title,published_at"],
