@@ -263,26 +263,28 @@ def _condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
 
 def _through_relation(condition: Condition, relation: RelationSpec, dialect: str) -> sa.ColumnElement[Any]:
     """A path's condition (`author.name`): whether some related record, narrowed as its object
-    narrows its own, satisfies it. `EXISTS`, never a join: a row with many matching related records
-    is still one row, and the count counts it once. A to-one path with no related record reads as
-    null, so `null=true` asks that no related record holds a value."""
+    narrows its own, satisfies it. A semi-join (`key IN (SELECT …)`), never a join: a row with many
+    matching related records is still one row, and the count counts it once; and the database can
+    start from the related field's index (docs/query.md, "Indexes for paths"). A to-one path with
+    no related record reads as null, so `null=true` asks that no related record holds a value."""
     if condition.operator is Operator.NULL and condition.value and not relation.many:
-        held = replace(condition, value=False)
-        return sa.not_(_related_rows(relation, _field_condition(held, dialect)).exists())
-    return _related_rows(relation, _field_condition(condition, dialect)).exists()
+        held = _related_keys(relation, _field_condition(replace(condition, value=False), dialect))
+        return sa.or_(relation.local.is_(None), relation.local.not_in(held))
+    return relation.local.in_(_related_keys(relation, _field_condition(condition, dialect)))
 
 
-def _related_rows(relation: RelationSpec, test: sa.ColumnElement[Any]) -> sa.Select[Any]:
-    """The related rows of the outer row that pass `test` (a correlated subquery)."""
+def _related_keys(relation: RelationSpec, test: sa.ColumnElement[Any]) -> sa.Select[Any]:
+    """The keys (`relation.key`) of the related rows that pass `test`, as the related object serves
+    them: published rows, its `query`. Keys that are NULL are left out, so that `NOT IN` holds."""
     source: sa.FromClause = relation.table
     if relation.through is not None:
         source = relation.table.join(relation.through.table, relation.through.remote == relation.remote)
-    statement = sa.select(relation.remote).select_from(source).where(relation.key == relation.local, test)
+    statement = sa.select(relation.key).select_from(source).where(test, relation.key.is_not(None))
     if relation.published is not None:
         statement = statement.where(relation.published == sa.true())
     if relation.query is not None:
         statement = relation.query(statement)
-    return statement.correlate(relation.local.table)
+    return statement
 
 
 def _field_condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
