@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import random
 import statistics
 import time
@@ -86,10 +87,8 @@ async def build(kind: str, url: str, rows: int) -> None:
         server = create_async_engine(SERVERS[kind].replace(*_scheme(kind)), isolation_level="AUTOCOMMIT")
         async with server.connect() as connection:
             exists = "IF NOT EXISTS " if kind == "mariadb" else ""
-            try:
+            with contextlib.suppress(sa.exc.DBAPIError):  # PostgreSQL: it exists
                 await connection.execute(sa.text(f"CREATE DATABASE {exists}{url.rsplit('/', 1)[1]}"))
-            except sa.exc.DBAPIError:
-                pass  # PostgreSQL: it exists
         await server.dispose()
     engine = create_async_engine(url.replace(*_scheme(kind)))
     async with engine.begin() as connection:

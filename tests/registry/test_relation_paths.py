@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 from pb_headless import ApiRegistry, DeclarationError
-from tests.support.relation_filters import DECLARATIONS, create_schema, posts
+from tests.support.relation_filters import DECLARATIONS, create_schema
 
 POSTS = DECLARATIONS["posts"]
 
