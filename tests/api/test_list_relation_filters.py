@@ -183,6 +183,16 @@ async def test_a_path_the_token_cannot_read_is_ignored_whether_or_not_the_value_
     assert answers[1]["meta"]["ignored"] == [key]
 
 
+async def test_a_strict_client_gets_a_400_naming_a_path_it_cannot_use_whatever_the_value(site):
+    headers = {**site.headers, "Prefer": "handling=strict"}
+    for value in ("ann@secret.test", "nobody@secret.test"):
+        response = await site.client.get(f"{API}?filter[author.email]={value}", headers=headers)
+        assert response.status_code == 400
+        assert response.json()["details"] == {"ignored": ["filter[author.email]"]}
+    usable = await site.client.get(f"{API}?filter[author.name]=Ann&fields=id", headers=headers)
+    assert [record["id"] for record in usable.json()["data"]] == [1, 6]
+
+
 async def test_an_unpublished_related_record_cannot_be_found_through_a_path(site):
     """Author 3 (Zed, karma 99) is unpublished: a post of theirs reads as having no author."""
     for query in ("filter[author.name]=Zed", "filter[author.karma][gte]=99", "filter[author.name]=Nobody"):
