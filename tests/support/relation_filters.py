@@ -48,7 +48,8 @@ post_tags = sa.Table(
     "rf_post_tags",
     metadata,
     sa.Column("post_id", sa.Integer, sa.ForeignKey("rf_posts.id"), primary_key=True),
-    sa.Column("tag_id", sa.Integer, sa.ForeignKey("rf_tags.id"), primary_key=True, index=True),
+    sa.Column("tag_id", sa.Integer, sa.ForeignKey("rf_tags.id"), primary_key=True),
+    sa.Index("ix_rf_post_tags_tag_post", "tag_id", "post_id"),
 )
 comments = sa.Table(
     "rf_comments",
