@@ -64,3 +64,13 @@ def test_a_path_compiles_to_a_semi_join_never_a_join(spec: ObjectSpec) -> None:
         sql = str(statement.compile(dialect=sa.create_engine("sqlite://").dialect))
         assert "articles.author_id IN (SELECT authors.id" in sql
         assert " JOIN " not in sql
+
+
+def test_a_path_to_a_field_the_relations_column_list_leaves_out_is_ignored(
+    make_spec: Callable[..., ObjectSpec],
+) -> None:
+    # The authors object publishes `name`, but `with` shows only the author's id: nothing to test.
+    spec = make_spec(**{"with": ["author:id"], "filterable": ["author.name"]})
+    assert spec.paths == {}
+    planned = plan_list(spec, parse_query([("filter[author.name]", "Анна")]))
+    assert (planned.conditions, planned.ignored) == ((), ("filter[author.name]",))
