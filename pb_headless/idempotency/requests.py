@@ -65,9 +65,12 @@ async def once(
     run: Callable[[Claim | None], Awaitable[Response]],
 ) -> Response:
     """`run(claim)`'s answer, or the kept answer of the same request sent earlier with the same key."""
-    key = request.headers.get(HEADER)
-    if key is None:
+    keys = request.headers.getlist(HEADER)
+    if not keys:
         return await run(None)
+    if len(keys) > 1:  # which one the client meant is a guess either way
+        raise BadRequest("Send one Idempotency-Key header, not several.")
+    key = keys[0]
     if not _KEY.fullmatch(key):
         raise BadRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.")
     request_hash = _request_hash(request, body)

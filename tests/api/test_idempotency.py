@@ -183,3 +183,12 @@ async def test_a_failure_before_the_commit_leaves_neither_the_record_nor_a_kept_
     assert retried.status_code == again.status_code == 201
     assert again.headers["idempotent-replayed"] == "true"
     assert await titled(writer, "Never half written") == 1
+
+
+async def test_two_idempotency_key_headers_are_a_400_and_nothing_is_written(writer):
+    headers = [*writer.headers.items(), ("Idempotency-Key", "first"), ("Idempotency-Key", "second")]
+    for _ in range(2):
+        answer = await writer.client.post(API, json={"title": "Two keys"}, headers=headers)
+        assert answer.status_code == 400 and answer.json()["error"] == "bad_request"
+    assert await titled(writer, "Two keys") == 0
+    assert await writer.database.fetch_val(sa.select(sa.func.count()).select_from(idempotency)) == 0
