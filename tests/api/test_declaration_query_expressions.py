@@ -61,7 +61,9 @@ def _regexp_narrowing(select: Any) -> Any:
     return select.where(articles.c.title.regexp_match("^Hello"))
 
 
-async def test_regexp_match_stops_the_start_on_sqlite_naming_the_object_and_serves_elsewhere(demo, host_factory):
+async def test_regexp_match_stops_the_start_on_sqlite_naming_the_object_and_serves_elsewhere(
+    demo, host_factory
+):
     from pb_headless.registry.declaration import DeclarationError
 
     registry = ApiRegistry()

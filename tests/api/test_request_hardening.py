@@ -74,7 +74,8 @@ async def test_a_record_is_addressed_only_by_its_canonical_id(demo, written):
 
 
 @pytest.mark.parametrize(
-    "path", ["objects/articles/%0Ax", "objects/articles/1%0A", "objects/art%0Aicles", "%0A", "me%0D%0A", "x%00y"]
+    "path",
+    ["objects/articles/%0Ax", "objects/articles/1%0A", "objects/art%0Aicles", "%0A", "me%0D%0A", "x%00y"],
 )
 async def test_a_path_with_a_control_character_is_answered_with_the_api_envelope(
     sqlite_database, host_factory, path

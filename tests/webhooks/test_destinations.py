@@ -40,7 +40,12 @@ def test_globally_routable_addresses_are_public(address):
     "url",
     [
         *("http://10.0.0.1:9/hook", "http://169.254.169.254/latest/meta-data", "https://127.0.0.1/"),
-        *("http://[::10.0.0.1]:9/", "http://[64:ff9b::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::1]/", "http://[fec0::1]/"),
+        *(
+            "http://[::10.0.0.1]:9/",
+            "http://[64:ff9b::a9fe:a9fe]/",
+            "http://[2002:a9fe:a9fe::1]/",
+            "http://[fec0::1]/",
+        ),
         *("http://127.1:9/", "http://0x7f000001:9/", "http://2130706433:9/", "http://0177.0.0.1:9/"),
         "http://localhost.:9/",
     ],
@@ -95,7 +100,10 @@ async def test_the_setting_lets_deliveries_reach_a_loopback_receiver(sqlite_site
         *((url, True) for url in ("http://127.1/", "http://0x7f000001/", "http://2130706433/")),
         *((url, True) for url in ("http://0177.0.0.1/", "http://localhost./", "http://LocalHost:8/")),
         *((url, True) for url in ("http://[::10.0.0.1]/", "http://[::ffff:10.0.0.1]/", "http://[fec0::1]/")),
-        *((url, True) for url in ("http://[64:ff9b::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::1]/", "http://0/")),
+        *(
+            (url, True)
+            for url in ("http://[64:ff9b::a9fe:a9fe]/", "http://[2002:a9fe:a9fe::1]/", "http://0/")
+        ),
         ("http://[64:ff9b::808:808]/", False),
         ("https://hooks.example.com/pb", False),  # names are not resolved when an endpoint is made
         ("https://93.184.215.14/", False),
