@@ -118,3 +118,16 @@ async def test_a_token_has_at_most_its_share_of_running_searches(site):
         assert (await site.client.get(f"{API}?search=lorem&fields=id", headers=other)).status_code == 200
     assert (await site.client.get(f"{API}?search=lorem&fields=id", headers=site.headers)).status_code == 200
     assert len(searches) == 0
+
+
+async def test_mariadb_sessions_get_back_the_default_statement_time_after_a_search(site):
+    if site.database.url.dialect != "mysql":
+        pytest.skip("max_statement_time is MariaDB's")
+    for _ in range(3):
+        answer = await site.client.get(f"{API}?search=lorem&fields=id&limit=1", headers=site.headers)
+        assert answer.status_code == 200
+    async with site.database.connection() as connection:
+        raw = connection.raw_connection
+        async with raw.cursor() as cursor:
+            await cursor.execute("SELECT @@SESSION.max_statement_time = @@GLOBAL.max_statement_time")
+            assert (await cursor.fetchone())[0] == 1
