@@ -73,6 +73,7 @@ class _Interrupter:
 
 
 async def _start(raw: Any, dialect: str, seconds: float) -> _Interrupter | None:
+    seconds = max(seconds, 0.001)  # 0 would mean "no limit" to both servers
     if dialect == "sqlite":
         interrupt = internals.sqlite_interrupt(raw)
         return None if interrupt is None else _Interrupter(interrupt, seconds)
