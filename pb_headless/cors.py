@@ -38,6 +38,7 @@ EXPOSED_HEADERS = (
 )
 # The administration area never gets CORS headers, whatever the paths say (docs/cors-and-rate-limits.md).
 ADMIN_AREA = "mgr"
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
 _TO_READ: Any = object()  # `_policy_at_hand`: the policy needs the settings read first
 MAX_ORIGIN = 300  # scheme, a 253-character host and a port; longer is not an origin a browser sends
 HeaderPairs = tuple[tuple[str, str], ...]
@@ -198,7 +199,11 @@ class CORSMiddleware:
                     return
         else:  # the usual case: only the Origin is needed, read without a header object
             origin = _origin(scope)
-        await self.app(scope, receive, self._decorating(scope, path, origin, send))
+        # A control character (`%0A` decoded) is a path a host's router may not match: Starlette's
+        # `Mount` pattern stops at a newline, and the host then answers a plain-text 404. Such a path
+        # under the API goes to the API itself, which answers it with its error envelope.
+        target = self.api if _CONTROL.search(path) and is_below(path, self.api.prefix) else self.app
+        await target(scope, receive, self._decorating(scope, path, origin, send))
 
     async def _answer_api_options(
         self, scope: Scope, path: str, origin: str | None, headers: Headers, send: Send

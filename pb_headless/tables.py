@@ -81,11 +81,13 @@ changes = sa.Table(
 
 # Kept answers of POSTs sent with an Idempotency-Key (docs/caching.md), one row per token and key:
 # inserting it is the claim every instance races for; `status` stays NULL while the first request
-# runs. Rows past `expires_at` are pruned by the writers (pb_headless/idempotency/).
+# runs. Rows past `expires_at` are pruned by the writers (pb_headless/idempotency/). The token is named
+# by the hash of its value, never its row id, which SQLite hands to the next token once the newest is
+# deleted; deleting or reissuing a token deletes its rows.
 idempotency = sa.Table(
     "pb_idempotency",
     metadata,
-    sa.Column("token_id", sa.Integer, primary_key=True, autoincrement=False),
+    sa.Column("token_hash", sa.String(64), primary_key=True),
     sa.Column("idempotency_key", sa.String(255), primary_key=True),
     sa.Column("request_hash", sa.String(64), nullable=False),
     sa.Column("status", sa.Integer, nullable=True),

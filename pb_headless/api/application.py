@@ -138,11 +138,14 @@ class HeadlessAPI:
         put the change log's triggers on the published tables; then start delivering webhooks in the
         background (docs/webhooks.md)."""
         from pb_headless.migrations.migrate import check
+        from pb_headless.query.narrowings import check_narrowings
         from pb_headless.tables import install
 
         if await check(self.database, migrate=self.migrate):  # older tables, and the host opted in
             await install(self.database)
-        await follow_catalog(self.changes, await self.snapshot())
+        snapshot = await self.snapshot()
+        await check_narrowings(self.database, snapshot.catalog)
+        await follow_catalog(self.changes, snapshot)
         if self.webhooks is not None:
             self.webhooks.start()
 

@@ -63,7 +63,7 @@ async def _object(context: RequestContext, request: Request, found: Match) -> Re
         def create(claim: Claim | None) -> Awaitable[Response]:
             return writes.create_record(context, request, spec, found.record_id, claim)
 
-        return await once(context.database, request, principal.token.id, context.body.content, create)
+        return await once(context.database, request, principal.token.token_hash, context.body.content, create)
     return await handler(context, request, spec, found.record_id)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import unquote_plus
@@ -49,15 +50,18 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
         derived = await list_tag(context, request, spec, plan)  # before the page: see api/list_tags.py
         if derived is not None and (unchanged := not_modified(request.headers, derived[0], OBJECT_CACHING)):
             return unchanged
-        page = await fetch_page(
-            context.database,
-            spec,
-            plan,
-            context.dialect,
-            context.caches,
-            context.data_version,
-            written=None if derived is None else derived[1],
-        )
+        # A search takes one of the token's shares of this instance's searches (database/budget.py).
+        shared = context.caches.searches.share(context.principal.token.token_hash) if plan.search else None
+        with shared or contextlib.nullcontext():
+            page = await fetch_page(
+                context.database,
+                spec,
+                plan,
+                context.dialect,
+                context.caches,
+                context.data_version,
+                written=None if derived is None else derived[1],
+            )
     finally:
         accelerator.unshare_reads()
     keyset = plan.cursor is not None

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Generic, TypeVar
 
+from pb_headless.database.budget import SearchShares
 from pb_headless.database.totals import Totals
 
 K = TypeVar("K")
@@ -64,6 +65,7 @@ class Caches:
         self.plans: Bounded[object, object] = Bounded(KEPT_PLANS)
         self.steady: Bounded[object, object] = Bounded(KEPT_STEADY)
         self.totals = Totals()
+        self.searches = SearchShares()  # searches running per token (budget.py): at most one entry each
 
     def sizes(self) -> dict[str, int]:
         """Entries held now, by cache (what an operator or a test looks at)."""
@@ -75,4 +77,5 @@ class Caches:
             "plans": len(self.plans),
             "steady": len(self.steady),
             "totals": self.totals.size(),
+            "searches": len(self.searches),
         }

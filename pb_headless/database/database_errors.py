@@ -83,3 +83,16 @@ def is_duplicate_key(error: BaseException) -> bool:
     if names & _UNIQUE_ERRORS or _mariadb_code(error) == _MARIADB_DUPLICATE:
         return True
     return "IntegrityError" in names and "unique" in str(error).lower()
+
+
+_MARIADB_STATEMENT_TIME = 1969  # max_statement_time exceeded
+
+
+def is_over_budget(error: BaseException) -> bool:
+    """The database stopped a statement at the time budget the library set for it (budget.py):
+    SQLite interrupted, PostgreSQL's statement_timeout, MariaDB's max_statement_time."""
+    if isinstance(error, sqlite3.OperationalError):
+        return str(error) == "interrupted"
+    if "QueryCanceledError" in _class_names(error):
+        return True
+    return "OperationalError" in _class_names(error) and _mariadb_code(error) == _MARIADB_STATEMENT_TIME

@@ -113,6 +113,13 @@ def driver(connection: Any) -> Any:
     return connection.raw_connection
 
 
+def sqlite_interrupt(raw: Any) -> Callable[[], None] | None:
+    """`interrupt` of the sqlite3 connection under an aiosqlite one: SQLite lets any thread stop the
+    statement running on it (None when it is not open)."""
+    inner = getattr(raw, "_connection", None)
+    return None if inner is None else inner.interrupt
+
+
 def query_lock(connection: Any) -> Any:
     """The lock `databases` holds around each statement of one connection (None if it has none)."""
     return getattr(connection, "_query_lock", None)

@@ -1,8 +1,9 @@
 """A POST under an `Idempotency-Key`: run once, then answered again from what was kept.
 
-Same token, key, path and body as a kept answer → that answer again with `Idempotent-Replayed: true`,
-nothing written. Same key with another path or body → 422. While the first request runs → 409 with
-`Retry-After`. An answer of 500 or more is not kept, so the client's retry runs (docs/caching.md).
+Same token value (its hash: `owner`), key, path and body as a kept answer → that answer again with
+`Idempotent-Replayed: true`, nothing written. Same key with another path or body → 422. While the
+first request runs → 409 with `Retry-After`. An answer of 500 or more is not kept, so the client's
+retry runs (docs/caching.md).
 
 A create keeps its answer inside its own write transaction (`Claim.keep`), so the answer commits if
 and only if the row does: a process that dies between the two cannot leave a row whose retry writes
@@ -45,7 +46,7 @@ class Claim:
     """This request's hold on its key, handed to the handler so it can keep its answer in its write."""
 
     database: Database
-    token_id: int
+    owner: str
     key: str
     kept: bool = False
 
@@ -53,44 +54,47 @@ class Claim:
         """Keep `response` now, inside the caller's write transaction: it commits with the write, and a
         rollback takes it back (the claim then has no answer and is released)."""
         if response.status_code < 500:
-            await store.keep(self.database, self.token_id, self.key, response.status_code, _kept(response))
+            await store.keep(self.database, self.owner, self.key, response.status_code, _kept(response))
             self.kept = True
 
 
 async def once(
     database: Database,
     request: Request,
-    token_id: int,
+    owner: str,
     body: bytes,
     run: Callable[[Claim | None], Awaitable[Response]],
 ) -> Response:
     """`run(claim)`'s answer, or the kept answer of the same request sent earlier with the same key."""
-    key = request.headers.get(HEADER)
-    if key is None:
+    keys = request.headers.getlist(HEADER)
+    if not keys:
         return await run(None)
+    if len(keys) > 1:  # which one the client meant is a guess either way
+        raise BadRequest("Send one Idempotency-Key header, not several.")
+    key = keys[0]
     if not _KEY.fullmatch(key):
         raise BadRequest("The Idempotency-Key header must be 1 to 255 visible ASCII characters.")
     request_hash = _request_hash(request, body)
-    found = await store.claim(database, token_id, key, request_hash)
+    found = await store.claim(database, owner, key, request_hash)
     if found is not None:
         return _repeat(found, request_hash)
-    claim = Claim(database, token_id, key)
+    claim = Claim(database, owner, key)
     try:
         response = await run(claim)
     except ApiError as error:
         if error.status_code >= 500:
-            await _release(database, token_id, key)
+            await _release(database, owner, key)
             raise
         response = error_response(error)  # a client error is the answer too: kept like any other
         claim.kept = False  # what a failed transaction kept was rolled back with it
     except BaseException:
-        await _release(database, token_id, key)
+        await _release(database, owner, key)
         raise
     if response.status_code >= 500:
-        await _release(database, token_id, key)
+        await _release(database, owner, key)
         return response
     if not claim.kept:
-        await store.keep(database, token_id, key, response.status_code, _kept(response))
+        await store.keep(database, owner, key, response.status_code, _kept(response))
     await store.prune(database, store.now())  # bounded, and outside any write's transaction
     return response
 
@@ -121,7 +125,7 @@ def _repeat(found: store.Kept, request_hash: str) -> Response:
     return Response(kept["body"].encode("utf-8"), status_code=found.status, headers=headers)
 
 
-async def _release(database: Database, token_id: int, key: str) -> None:
+async def _release(database: Database, owner: str, key: str) -> None:
     # When the database is away, the release fails too; the claim then expires after RUNNING_FOR.
     with contextlib.suppress(Exception):
-        await store.release(database, token_id, key)
+        await store.release(database, owner, key)

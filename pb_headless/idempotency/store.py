@@ -1,9 +1,11 @@
 """The kept answers in `pb_idempotency`: claiming a key, keeping the answer, releasing, pruning.
 
 The claim is the insert of a row whose primary key is (token, key): of any number of requests on any
-number of instances, the database lets exactly one insert it. The row has no answer (`status` NULL)
-while that request runs; it gets one when the request ends below 500 (a create's in the transaction
-of its write), and is deleted otherwise, so that the client's retry can run.
+number of instances, the database lets exactly one insert it. The token is named by the hash of its
+value (`TokenInfo.token_hash`): a row id can be reused by a later token, a hash cannot. The row has no
+answer (`status` NULL) while that request runs; it gets one when the request ends below 500 (a
+create's in the transaction of its write), and is deleted otherwise, so that the client's retry can
+run.
 """
 
 from __future__ import annotations
@@ -41,14 +43,14 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
-async def claim(database: Database, token_id: int, key: str, request_hash: str) -> Kept | None:
+async def claim(database: Database, owner: str, key: str, request_hash: str) -> Kept | None:
     """None when this request now holds the key; else what the earlier request left (or holds)."""
     for _ in range(3):
         moment = now()
         try:
             await database.execute(
                 _table.insert().values(
-                    token_id=token_id,
+                    token_hash=owner,
                     idempotency_key=key,
                     request_hash=request_hash,
                     created_at=moment,
@@ -59,34 +61,34 @@ async def claim(database: Database, token_id: int, key: str, request_hash: str) 
         except Exception as error:
             if not is_duplicate_key(error):
                 raise
-        found = await _read(database, token_id, key)
+        found = await _read(database, owner, key)
         if found is None:
             continue  # released or pruned in between: claim again
         if found.expires_at > moment:
             return found
-        await database.execute(_table.delete().where(*_this(token_id, key), _c.expires_at <= moment))
+        await database.execute(_table.delete().where(*_this(owner, key), _c.expires_at <= moment))
     return Kept(request_hash, None, None, now())  # lost three races in a row: say "running"
 
 
-async def keep(database: Database, token_id: int, key: str, status: int, answer: str) -> None:
+async def keep(database: Database, owner: str, key: str, status: int, answer: str) -> None:
     """The request's answer, replayed to repeats for `KEPT_FOR` (one row written: it may run inside
     the request's write transaction; pruning runs apart)."""
     await database.execute(
         _table.update()
-        .where(*_this(token_id, key))
+        .where(*_this(owner, key))
         .values(status=status, answer=answer, expires_at=now() + KEPT_FOR)
     )
 
 
-async def release(database: Database, token_id: int, key: str) -> None:
+async def release(database: Database, owner: str, key: str) -> None:
     """Give the key up after a 5xx or a failure: the client's retry runs afresh."""
-    await database.execute(_table.delete().where(*_this(token_id, key), _c.status.is_(None)))
+    await database.execute(_table.delete().where(*_this(owner, key), _c.status.is_(None)))
 
 
 async def prune(database: Database, moment: datetime) -> int:
     """Remove up to `PRUNED_PER_WRITE` expired rows (oldest first); how many went."""
     expired = await database.fetch_all(
-        sa.select(_c.token_id, _c.idempotency_key)
+        sa.select(_c.token_hash, _c.idempotency_key)
         .where(_c.expires_at <= moment)
         .order_by(_c.expires_at)
         .limit(PRUNED_PER_WRITE)
@@ -95,18 +97,24 @@ async def prune(database: Database, moment: datetime) -> int:
         keys = [(row[0], row[1]) for row in expired]
         await database.execute(
             _table.delete().where(
-                sa.tuple_(_c.token_id, _c.idempotency_key).in_(keys), _c.expires_at <= moment
+                sa.tuple_(_c.token_hash, _c.idempotency_key).in_(keys), _c.expires_at <= moment
             )
         )
     return len(expired)
 
 
-async def _read(database: Database, token_id: int, key: str) -> Kept | None:
+async def _read(database: Database, owner: str, key: str) -> Kept | None:
     row = await database.fetch_one(
-        sa.select(_c.request_hash, _c.status, _c.answer, _c.expires_at).where(*_this(token_id, key))
+        sa.select(_c.request_hash, _c.status, _c.answer, _c.expires_at).where(*_this(owner, key))
     )
     return None if row is None else Kept(row[0], row[1], row[2], row[3])
 
 
-def _this(token_id: int, key: str) -> tuple[sa.ColumnElement[bool], ...]:
-    return (_c.token_id == token_id, _c.idempotency_key == key)
+def _this(owner: str, key: str) -> tuple[sa.ColumnElement[bool], ...]:
+    return (_c.token_hash == owner, _c.idempotency_key == key)
+
+
+async def forget(database: Database, owner: str) -> None:
+    """Delete every answer kept for a token value that dies (the token deleted or reissued): nothing
+    could replay them, and they hold records that token wrote."""
+    await database.execute(_table.delete().where(_c.token_hash == owner))

@@ -19,3 +19,13 @@ def index_exists(table: str, name: str) -> bool:
     if op.get_context().as_sql:
         return False
     return any(index["name"] == name for index in sa.inspect(op.get_bind()).get_indexes(table))
+
+
+def column_exists(table: str, name: str) -> bool:
+    """Whether the table is there with this column (offline: taken as there, as the version says)."""
+    if op.get_context().as_sql:
+        return True
+    inspector = sa.inspect(op.get_bind())
+    return inspector.has_table(table) and any(
+        column["name"] == name for column in inspector.get_columns(table)
+    )

@@ -99,7 +99,10 @@ async def check(database: Database, *, migrate: bool = False) -> bool:
     if migrate:
         return True
     if schema.current is None and not schema.legacy:
-        advice = f"run '{MIGRATE_COMMAND}' (or call pb_headless.install) before starting the API"
+        advice = (
+            f"run '{MIGRATE_COMMAND}' (or call pb_headless.install) before starting the API, "
+            "or start it with HeadlessAPI(..., migrate=True)"
+        )
         raise SchemaMismatch(f"the library's tables are not installed in this database: {advice}")
     raise SchemaMismatch(
         f"the library's tables are at version {schema.describe()}, this release needs {schema.latest}: "

@@ -20,6 +20,7 @@ from pb_headless.database.dialect import casefold
 from pb_headless.database.slots import CURSOR
 from pb_headless.database.sqlite.trigrams import MATCH_KEY, match_query
 from pb_headless.fields import FieldKind
+from pb_headless.query.limits import SEARCH_COUNT_EXACT
 from pb_headless.query.operators import Operator
 from pb_headless.query.parameters import record_parameter
 from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan
@@ -43,11 +44,14 @@ _COMPARISONS: dict[Operator, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
 }
 
 
-def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Select[Any], sa.Select[Any]]:
+def compile_list(
+    spec: ObjectSpec, plan: ListPlan, dialect: str, capped: bool = True
+) -> tuple[sa.Select[Any], sa.Select[Any]]:
     """The page statement and the statement counting every matching row.
 
     The count wraps the filtered select as a subquery, so joins, DISTINCT or GROUP BY that `query`
-    may add count exactly the rows the pages show.
+    may add count exactly the rows the pages show. A search's count (`capped`) stops one row past
+    `SEARCH_COUNT_EXACT`: a larger total is estimated instead (query/executor.py).
     """
     conditions = _conditions(spec, plan, dialect)
     columns = _columns(spec, plan)
@@ -67,14 +71,14 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
             index.c[match].op("MATCH")(sa.bindparam(MATCH_KEY, match_query(plan.search), sa.String())),
             *conditions,
         )
-        count = sa.select(sa.func.count()).select_from(candidates.subquery())
+        count = _count_of(candidates, plan, capped)
         if in_key_order(spec, plan):
             filtered = candidates
             page_orderings = [
                 index.c.rowid.desc() if o.descending else index.c.rowid.asc() for o in plan.order
             ]
     else:
-        count = sa.select(sa.func.count()).select_from(filtered.subquery())
+        count = _count_of(filtered, plan, capped)
     if plan.cursor is not None:  # a keyset page: the rows past the position, read from there
         seek = seek_condition(plan.order, plan.cursor, dialect, _comparable, _cursor_bound(plan))
         filtered = filtered.where(seek)
@@ -83,6 +87,12 @@ def compile_list(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.Sel
         return _deferred_page(spec, plan, filtered, page_orderings, orderings), count
     page = filtered.order_by(*page_orderings).limit(plan.limit).offset(plan.offset)
     return page, count
+
+
+def _count_of(rows: sa.Select[Any], plan: ListPlan, capped: bool) -> sa.Select[Any]:
+    if capped and plan.search:  # a constant in the SQL, not a parameter: it is no value of the plan
+        rows = rows.limit(sa.literal_column(str(SEARCH_COUNT_EXACT + 1), sa.Integer))
+    return sa.select(sa.func.count()).select_from(rows.subquery())
 
 
 def compile_seek(

@@ -43,13 +43,18 @@ def _explain(element: _Explain, compiler: Any, **kw: Any) -> str:
 async def estimated_total(database: Database, count: sa.Select[Any], dialect: str) -> int | None:
     """The database's estimate of the rows `count` would count, or None: count exactly instead (SQLite,
     an estimate under `EXACT_BELOW`, or a plan the library cannot read)."""
-    if dialect == "postgresql":
-        estimate = _postgresql_rows(await database.fetch_val(_Explain(count)))
-    elif dialect == "mysql":
-        estimate = _mariadb_rows(await database.fetch_all(_Explain(count)))
-    else:
-        return None
+    estimate = await planner_estimate(database, count, dialect)
     return estimate if estimate is not None and estimate >= EXACT_BELOW else None
+
+
+async def planner_estimate(database: Database, count: sa.Select[Any], dialect: str) -> int | None:
+    """What the database's planner expects `count` to count, whatever its size; None on SQLite (no
+    statistics) or for a plan the library cannot read."""
+    if dialect == "postgresql":
+        return _postgresql_rows(await database.fetch_val(_Explain(count)))
+    if dialect == "mysql":
+        return _mariadb_rows(await database.fetch_all(_Explain(count)))
+    return None
 
 
 def _postgresql_rows(found: Any) -> int | None:

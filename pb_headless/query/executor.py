@@ -35,6 +35,7 @@ from pb_headless.query.prepared import (
     show_statement,
 )
 from pb_headless.query.render import Row, render_record, render_records
+from pb_headless.query.search_cost import bounded_page, bounded_total
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
 
 # Relation name → primary keys of the records whose to-many relation shows only its first records.
@@ -89,13 +90,19 @@ async def fetch_page(
     caches = caches or Caches()
     read, shaped = _as_read(plan)
     prepared = list_statements(database, caches, spec, shaped, dialect)
-    rows = await _page_rows(database, caches, spec, read, prepared, dialect)
+    if read.search and read.limit > 0:  # within the search's budget (query/search_cost.py)
+        page = functools.partial(_page_rows, database, caches, spec, read, prepared, dialect)
+        rows = await bounded_page(database, page)
+    else:
+        rows = await _page_rows(database, caches, spec, read, prepared, dialect)
     more = len(rows) > plan.limit if plan.reads_past else None
     rows = list(rows[: plan.limit])
     if plan.cursor is not None and plan.cursor.backwards:
         rows.reverse()
     version = data_version if written is None else ("changes", written)
-    total, estimated = await _total(database, caches, spec, shaped, prepared, rows, dialect, plan, version)
+    total, estimated = await _total(
+        database, caches, spec, shaped, prepared, rows, dialect, plan, version, more
+    )
     records = render_records(rows, plan.fields, plan.derived)
     truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
     return ListPage(records, rows, total, truncated, more, estimated)
@@ -141,6 +148,7 @@ async def _total(
     dialect: str,
     asked: ListPlan,
     data_version: Hashable | None,
+    more: bool | None = None,
 ) -> tuple[int | None, bool]:
     """The total the plan's `count` asks for, and whether it is an estimate. `plan` is the page's
     shape without its cursor, as read; `asked` the plan as planned (with a cursor, the page's place in
@@ -161,14 +169,17 @@ async def _total(
         count_arguments = prepared.count.arguments(plan_values(plan))
         count_all = functools.partial(_count_prepared, database, prepared.count, count_arguments)
         count_key = (prepared.count.sql, _hashable(count_arguments))
+    uncapped = functools.partial(compile_list, spec, plan, dialect, capped=False)
     if plan.count == "estimated":
-        estimate = await estimated_total(database, compile_list(spec, plan, dialect)[1], dialect)
+        estimate = await estimated_total(database, uncapped()[1], dialect)
         if estimate is not None:
             return estimate, True
-    if count_key is None:
+    if count_key is not None:
+        version, exact = _count_version(database, data_version)
+        count_all = functools.partial(caches.totals.total, count_key, version, count_all, exact)
+    if not plan.search:
         return await count_all(), False
-    version, exact = _count_version(database, data_version)
-    return await caches.totals.total(count_key, version, count_all, exact), False
+    return await bounded_total(database, plan, dialect, uncapped, count_all, len(rows) + bool(more))
 
 
 async def fetch_one(

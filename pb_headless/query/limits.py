@@ -21,3 +21,9 @@ MAX_BOUND_VALUES = 2000  # values bound into the statement in all (filters and s
 def most_search_terms(searchable_fields: int) -> int:
     """The most different words one `search` may have on an object searched in that many fields."""
     return max(1, min(MAX_SEARCH_TERMS, MAX_SEARCH_PAIRS // max(searchable_fields, 1)))
+
+
+# A search's count is exact up to this many rows; past it `meta.total` is an estimate, flagged
+# `meta.total_estimated` (docs/query.md, "Count control"): counting every match of a common word
+# cost seconds, where counting to here costs about what the page does.
+SEARCH_COUNT_EXACT = 10_000

@@ -115,8 +115,9 @@ class ListPlan(ShowPlan):
     @property
     def reads_past(self) -> bool:
         """Whether the page is read with one row more, which says whether more follow: a cursor page
-        and a page without an exact count cannot tell it from the total."""
-        return self.cursor is not None or self.count != "exact"
+        and a page without an exact count cannot tell it from the total, nor a search, whose total
+        may be an estimate (query/executor.py)."""
+        return self.cursor is not None or self.count != "exact" or bool(self.search)
 
 
 def plan_show(spec: ObjectSpec, query: ParsedQuery) -> ShowPlan:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
@@ -14,6 +14,7 @@ from databases import Database
 from pb_headless.database.caches import Caches
 from pb_headless.database.dialect import as_aware, to_naive_utc, utcnow
 from pb_headless.database.statements import fetch_fixed_built
+from pb_headless.idempotency.store import forget as forget_kept_answers
 from pb_headless.scopes import is_valid_scope
 from pb_headless.state import bump_version
 from pb_headless.state.version import data_version_column
@@ -46,7 +47,9 @@ class TokenError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class TokenInfo:
-    """A token as the API and the administration area see it; never its plain value or hash."""
+    """A token as the API and the administration area see it; never its plain value. Its hash is
+    carried only to name the token where a row id could be reused (kept idempotent answers); it is
+    never rendered."""
 
     id: int
     name: str
@@ -57,6 +60,7 @@ class TokenInfo:
     enabled: bool
     created_at: datetime
     last_used_at: datetime | None
+    token_hash: str = field(default="", repr=False, compare=False)
 
     def is_expired(self, now: datetime | None = None) -> bool:
         return self.expires_at is not None and self.expires_at <= (now or datetime.now(UTC))
@@ -97,6 +101,7 @@ def token_from_row(row: Mapping[str, Any]) -> TokenInfo:
         enabled=bool(row["enabled"]),
         created_at=as_aware(row["created_at"]) or datetime.now(UTC),  # NOT NULL: `or` is for the type
         last_used_at=as_aware(row["last_used_at"]),
+        token_hash=row["token_hash"],
     )
 
 
@@ -176,7 +181,17 @@ class TokenStore:
     async def reissue(self, name: str) -> tuple[TokenInfo, str]:
         """A new plain value for the same token; the old one stops working at once, everywhere."""
         plain = generate()
-        await self._update(name, token_hash=hash_token(plain), prefix=display_prefix(plain))
+        async with self.database.transaction():
+            dying = await self.get(name)
+            changes = {
+                "token_hash": hash_token(plain),
+                "prefix": display_prefix(plain),
+                "updated_at": utcnow(),
+            }
+            await self.database.execute(tokens.update().where(tokens.c.name == name).values(**changes))
+            # The old value answers 401 from now on; what was kept for it can never be replayed.
+            await forget_kept_answers(self.database, dying.token_hash)
+            await bump_version(self.database)
         return await self.get(name), plain
 
     async def enable(self, name: str) -> TokenInfo:
@@ -214,8 +229,9 @@ class TokenStore:
 
     async def delete(self, name: str) -> None:
         async with self.database.transaction():
-            await self.get(name)
+            dying = await self.get(name)
             await self.database.execute(tokens.delete().where(tokens.c.name == name))
+            await forget_kept_answers(self.database, dying.token_hash)
             await bump_version(self.database)
 
     async def get(self, name: str) -> TokenInfo:

@@ -13,8 +13,9 @@ import socket
 import time
 from dataclasses import dataclass
 from typing import Any
+from urllib.parse import urlsplit
 
-from pb_headless.webhooks.destinations import RefusedDestination, check_addresses
+from pb_headless.webhooks.destinations import RefusedDestination, check_addresses, literal_addresses
 
 TRY_TIMEOUT = 10.0  # a try that has no answer within this is a failure (docs/webhooks.md)
 MAX_ANSWER_BYTES = 64 * 1024  # the receiver's body is read only to keep the connection reusable
@@ -79,6 +80,11 @@ def _vetting_backend(allow_private: bool) -> Any:
 
 
 async def _resolve(host: str, port: int) -> list[str]:
+    # An address in any spelling, and `localhost` names, are read the way registration reads them;
+    # only other names go to the resolver.
+    literal = literal_addresses(host)
+    if literal is not None:
+        return literal
     infos = await asyncio.get_running_loop().getaddrinfo(host, port, type=socket.SOCK_STREAM)
     return list(dict.fromkeys(str(info[4][0]) for info in infos))
 
@@ -108,6 +114,7 @@ class Sender:
     async def _post(self, url: str, headers: dict[str, str], body: bytes, allow_private: bool) -> int:
         pool = self._client_pool(allow_private)
         timeouts = dict.fromkeys(("connect", "read", "write", "pool"), self.timeout)
+        headers = {"Host": host_header(url), **headers}
         async with pool.stream(
             "POST", url, headers=headers, content=body, extensions={"timeout": timeouts}
         ) as response:
@@ -132,6 +139,12 @@ class Sender:
         pools, self._pools = list(self._pools.values()), {}
         for pool in pools:
             await pool.aclose()
+
+
+def host_header(url: str) -> str:
+    """The `Host` a receiver expects: the URL's host and port as written, an IPv6 address in its
+    brackets (httpcore writes `::1` bare, which no server parses as a host)."""
+    return urlsplit(url).netloc.rpartition("@")[2]
 
 
 def _since(started: float) -> int:

@@ -55,3 +55,31 @@ async def test_a_query_expression_narrows_lists_and_records_on_every_database(na
     for article in published:
         shown = await site.client.get(f"{API}/{article}?fields=id", headers=site.headers)
         assert shown.status_code == (200 if article in kept else 404), (article, shown.text)
+
+
+def _regexp_narrowing(select: Any) -> Any:
+    return select.where(articles.c.title.regexp_match("^Hello"))
+
+
+async def test_regexp_match_stops_the_start_on_sqlite_naming_the_object_and_serves_elsewhere(
+    demo, host_factory
+):
+    from pb_headless.registry.declaration import DeclarationError
+
+    registry = ApiRegistry()
+    registry.register("articles", {**DECLARATIONS["articles"], "query": _regexp_narrowing})
+    site = await host_factory(demo.database, registry)
+    if demo.database.url.dialect == "sqlite":
+        with pytest.raises(DeclarationError) as raised:
+            await site.api.startup()
+        message = str(raised.value)
+        assert "object 'articles'" in message and "'query'" in message and "regexp_match" in message
+        assert "\n" not in message
+        return
+    await site.api.startup()
+    try:
+        headers = site.auth(await site.token("articles.read"))
+        listed = await site.client.get(f"{API}?fields=id", headers=headers)
+        assert listed.status_code == 200 and [record["id"] for record in listed.json()["data"]] == [1]
+    finally:
+        await site.api.shutdown()

@@ -18,7 +18,7 @@ API = "/api/pb/v1/objects/articles"
 @pytest.fixture
 async def writer(demo):
     info, plain = await demo.tokens.create("writer", "articles.*")
-    demo.token_id = info.id
+    demo.owner = info.token_hash
     demo.headers = demo.auth(plain)
     return demo
 
@@ -94,7 +94,7 @@ async def test_a_repeat_while_the_first_runs_is_a_409_and_a_released_claim_runs_
     assert running.status_code == 409 and running.json()["error"] == "idempotency_in_progress"
     assert running.headers["retry-after"] == "1"
     # A 5xx releases the claim, as here: the client's retry then runs.
-    await store.release(writer.database, writer.token_id, "order-6")
+    await store.release(writer.database, writer.owner, "order-6")
     retried = await post(writer, {"title": "Still running"}, "order-6")
     assert retried.status_code == 201 and "idempotent-replayed" not in retried.headers
 
@@ -129,7 +129,7 @@ async def test_twenty_parallel_posts_with_one_key_over_two_instances_create_one_
 
 async def kept_row(host, key: str):
     query = sa.select(idempotency.c.status, idempotency.c.answer).where(
-        idempotency.c.token_id == host.token_id, idempotency.c.idempotency_key == key
+        idempotency.c.token_hash == host.owner, idempotency.c.idempotency_key == key
     )
     return await host.database.fetch_one(query)
 
@@ -183,3 +183,44 @@ async def test_a_failure_before_the_commit_leaves_neither_the_record_nor_a_kept_
     assert retried.status_code == again.status_code == 201
     assert again.headers["idempotent-replayed"] == "true"
     assert await titled(writer, "Never half written") == 1
+
+
+async def test_two_idempotency_key_headers_are_a_400_and_nothing_is_written(writer):
+    headers = [*writer.headers.items(), ("Idempotency-Key", "first"), ("Idempotency-Key", "second")]
+    for _ in range(2):
+        answer = await writer.client.post(API, json={"title": "Two keys"}, headers=headers)
+        assert answer.status_code == 400 and answer.json()["error"] == "bad_request"
+    assert await titled(writer, "Two keys") == 0
+    assert await writer.database.fetch_val(sa.select(sa.func.count()).select_from(idempotency)) == 0
+
+
+async def test_a_new_token_that_reuses_a_deleted_tokens_id_gets_no_kept_answer(writer):
+    first = await post(writer, {"title": "Secret draft"}, "reused-1")
+    assert first.status_code == 201 and first.json()["data"]["title"] == "Secret draft"
+    old = await writer.tokens.get("writer")
+    await writer.tokens.delete("writer")
+    assert await writer.database.fetch_val(sa.select(sa.func.count()).select_from(idempotency)) == 0
+    info, plain = await writer.tokens.create("write-only", "articles.write")
+    if writer.database.url.dialect == "sqlite":
+        assert info.id == old.id  # SQLite hands the newest row's id to the next row: the probe's case
+    writer.headers = writer.auth(plain)
+    again = await post(writer, {"title": "Secret draft"}, "reused-1")
+    assert again.status_code == 201 and "idempotent-replayed" not in again.headers
+    assert set(again.json()["data"]) == {"id"}  # a write-only token learns the key of what it wrote
+    assert await titled(writer, "Secret draft") == 2
+
+
+async def test_a_reissued_token_drops_what_was_kept_for_its_old_value(writer):
+    await post(writer, {"title": "Before reissue"}, "reissued-1")
+    other, other_plain = await writer.tokens.create("bystander", "articles.*")
+    kept_for_other = await writer.client.post(
+        API, json={"title": "Kept"}, headers={**writer.auth(other_plain), "Idempotency-Key": "reissued-1"}
+    )
+    assert kept_for_other.status_code == 201
+    _, plain = await writer.tokens.reissue("writer")
+    owners = [row[0] for row in await writer.database.fetch_all(sa.select(idempotency.c.token_hash))]
+    assert owners == [other.token_hash]
+    writer.headers = writer.auth(plain)
+    again = await post(writer, {"title": "Before reissue"}, "reissued-1")
+    assert again.status_code == 201 and "idempotent-replayed" not in again.headers
+    assert await titled(writer, "Before reissue") == 2

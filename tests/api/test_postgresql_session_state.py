@@ -47,6 +47,8 @@ async def test_a_connection_goes_back_to_the_pool_with_no_session_state(tmp_path
             raw = connection.raw_connection
             assert not raw.is_in_transaction()
             assert await raw.fetchval("SELECT current_setting('plan_cache_mode')") == "auto"
+            # A search's time budget (database/budget.py) is the server's default again.
+            assert await raw.fetchval("SELECT current_setting('statement_timeout')") == "0"
             held = "SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND pid = pg_backend_pid()"
             assert await raw.fetchval(held) == 0
             assert await raw.fetchval("SELECT count(*) FROM pg_listening_channels()") == 0

@@ -73,6 +73,24 @@ async def test_a_record_is_addressed_only_by_its_canonical_id(demo, written):
     assert row[0] == "Hello world"
 
 
+@pytest.mark.parametrize(
+    "path",
+    ["objects/articles/%0Ax", "objects/articles/1%0A", "objects/art%0Aicles", "%0A", "me%0D%0A", "x%00y"],
+)
+async def test_a_path_with_a_control_character_is_answered_with_the_api_envelope(
+    sqlite_database, host_factory, path
+):
+    await create_demo(sqlite_database)
+    host = await host_factory(sqlite_database, demo_registry())
+    plain = await host.token("*")
+    without = await host.client.get(f"/api/pb/v1/{path}")
+    assert without.status_code == 401 and without.json()["error"] == "unauthorized"
+    answer = await host.client.get(f"/api/pb/v1/{path}", headers=host.auth(plain))
+    assert answer.status_code == 404 and answer.headers["content-type"] == "application/json"
+    assert answer.json()["error"] in ("not_found", "unknown_object")
+    assert "x-ratelimit-limit" in answer.headers
+
+
 async def test_links_keep_the_query_as_the_client_wrote_it(demo):
     plain = await demo.token("*")
     query = "filter[created_at][gte]=2026-01-02T00:00:00&sort=-created_at&limit=2&utm=a%3Ab"

@@ -138,3 +138,53 @@ async def test_a_step_stopped_half_way_runs_again_to_the_end(empty_database: Dat
     assert await versions(empty_database) == [runner.head()]
     differences = await schema_differences(empty_database)
     assert not [change for change in differences if change[0] == "add_index"]
+
+
+async def test_kept_answers_move_to_their_tokens_hash_and_those_of_deleted_tokens_go(
+    empty_database: Database,
+) -> None:
+    await upgrade(empty_database, "0004")
+    moment = "2026-01-01 00:00:00"
+    for token_id, digest in ((1, "a" * 64), (2, "b" * 64)):
+        await empty_database.execute(
+            sa.text(
+                "INSERT INTO pb_api_tokens (id, name, token_hash, prefix, scopes, enabled, created_at, "
+                f"updated_at) VALUES ({token_id}, 't{token_id}', '{digest}', 'pb_x', '[\"*\"]', "
+                f"{'TRUE' if empty_database.url.dialect != 'sqlite' else 1}, '{moment}', '{moment}')"
+            )
+        )
+    for token_id in (1, 2, 3):  # token 3 was deleted: its answer must not survive under any token
+        await empty_database.execute(
+            sa.text(
+                "INSERT INTO pb_idempotency (token_id, idempotency_key, request_hash, status, answer, "
+                f"created_at, expires_at) VALUES ({token_id}, 'k', 'h{token_id}', 201, '{{}}', "
+                f"'{moment}', '{moment}')"
+            )
+        )
+    await upgrade(empty_database)
+    await upgrade(empty_database)  # nothing left to do
+    assert await versions(empty_database) == [runner.head()]
+    assert await schema_differences(empty_database) == []
+    rows = await empty_database.fetch_all(
+        sa.text("SELECT token_hash, request_hash FROM pb_idempotency ORDER BY request_hash")
+    )
+    assert [(row[0], row[1]) for row in rows] == [("a" * 64, "h1"), ("b" * 64, "h2")]
+
+
+async def test_the_idempotency_step_stopped_half_way_runs_again_to_the_end(empty_database: Database) -> None:
+    # MariaDB commits each DDL statement at once: the new table made and filled, the old one dropped,
+    # the rename not done, the version still 0004.
+    await upgrade(empty_database, "0004")
+    await empty_database.execute(sa.text("DROP TABLE pb_idempotency"))
+    await empty_database.execute(
+        sa.text(
+            "CREATE TABLE pb_idempotency_next (token_hash VARCHAR(64) NOT NULL, idempotency_key VARCHAR(255) "
+            "NOT NULL, request_hash VARCHAR(64) NOT NULL, status INTEGER, answer TEXT, created_at TIMESTAMP "
+            "NOT NULL, expires_at TIMESTAMP NOT NULL, PRIMARY KEY (token_hash, idempotency_key))"
+        )
+    )
+    await upgrade(empty_database)
+    assert await versions(empty_database) == [runner.head()]
+    assert "pb_idempotency_next" not in await tables(empty_database)
+    differences = await schema_differences(empty_database)
+    assert not [change for change in differences if change[0] in ("add_index", "add_table", "remove_table")]

@@ -10,6 +10,7 @@ from pb_headless import ApiRegistry, HeadlessAPI
 from pb_headless.migrations import runner
 from pb_headless.migrations.errors import MigrationError, SchemaMismatch
 from pb_headless.migrations.migrate import upgrade
+from pb_headless.tables import settings as system_settings
 from tests.migrations.support import versions
 
 
@@ -61,6 +62,14 @@ async def test_tables_a_newer_release_migrated_stop_the_start_of_older_code(empt
 async def test_a_database_never_installed_stops_the_start_with_what_to_run(empty_database: Database) -> None:
     with pytest.raises(SchemaMismatch, match="not installed in this database: run 'pb-headless migrate'"):
         await HeadlessAPI(empty_database, ApiRegistry()).startup()
+
+
+async def test_a_host_that_opts_in_has_an_empty_database_installed_at_start(empty_database: Database) -> None:
+    answer = await lifespan_start(HeadlessAPI(empty_database, ApiRegistry(), migrate=True))
+    assert answer == {"type": "lifespan.startup.complete"}
+    assert await versions(empty_database) == [runner.head()]
+    settings = await empty_database.fetch_all(sa.select(system_settings.c.key))
+    assert "service_cors_paths" in {row[0] for row in settings}
 
 
 async def test_a_failing_step_at_start_is_one_line_naming_the_step(empty_database: Database) -> None:

@@ -1,0 +1,54 @@
+"""What a search may cost in one request: its page within `PAGE_BUDGET` (past it, a 422 keyed
+`search`), its count exact up to `SEARCH_COUNT_EXACT` rows within `COUNT_BUDGET` (past either, an
+estimate flagged `meta.total_estimated`). Never a 503 (docs/query.md, "Limits"; the budgets are the
+database's own, database/budget.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+import sqlalchemy as sa
+from databases import Database
+
+from pb_headless.database.budget import COUNT_BUDGET, PAGE_BUDGET, OverBudget, statement_budget
+from pb_headless.errors import ValidationFailed
+from pb_headless.query.estimates import planner_estimate
+from pb_headless.query.limits import SEARCH_COUNT_EXACT
+from pb_headless.query.planner import ListPlan
+
+TOO_COSTLY = (
+    "this search would examine more rows than one request may; add words that are less common, "
+    "a filter, or sort by the key"
+)
+
+
+async def bounded_page(database: Database, read: Callable[[], Awaitable[Sequence[Any]]]) -> Sequence[Any]:
+    """The search's page, or a 422 when the database stopped it at its budget."""
+    try:
+        async with statement_budget(database, PAGE_BUDGET):
+            return await read()
+    except OverBudget:
+        raise ValidationFailed({"search": [TOO_COSTLY]}) from None
+
+
+async def bounded_total(
+    database: Database,
+    plan: ListPlan,
+    dialect: str,
+    uncapped: Callable[[], tuple[sa.Select[Any], sa.Select[Any]]],
+    count_all: Callable[[], Awaitable[int]],
+    read: int,
+) -> tuple[int, bool]:
+    """The total and whether it is an estimate. Past the cap or the budget: the planner's estimate of
+    the `uncapped` count (PostgreSQL, MariaDB), never below what is known to exist: the rows counted,
+    and those up to the end of this page and the one read past it (`read`)."""
+    try:
+        async with statement_budget(database, COUNT_BUDGET):
+            counted: int | None = await count_all()
+    except OverBudget:
+        counted = None
+    if counted is not None and counted <= SEARCH_COUNT_EXACT:
+        return counted, False
+    estimate = await planner_estimate(database, uncapped()[1], dialect)
+    return max(estimate or 0, counted or 0, plan.offset + read), True
