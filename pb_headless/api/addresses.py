@@ -9,12 +9,14 @@ from typing import Any
 from pb_headless.custom_routes import RouteDef, RouteError
 
 SERVICE_PATHS = frozenset({"/health", "/me", "/objects", "/openapi.json"})
+BATCH_PATH = "/batch"  # docs/writes.md, "Atomic batches"
 READ_METHODS = ("GET", "HEAD")
 
 # Paths a custom route must not answer: the service endpoints and the whole /objects tree, probed
 # with names and ids of every shape a converter could accept.
 _GENERIC_PROBES = (
     *sorted(SERVICE_PATHS),
+    BATCH_PATH,
     "/objects/x",
     "/objects/1",
     "/objects/x/1",
@@ -30,7 +32,7 @@ _PARAMETER = re.compile(r"\{[^}]*\}")
 
 @dataclass(frozen=True, slots=True)
 class Match:
-    kind: str  # service | collection | record | changes | stream | custom | none
+    kind: str  # service | batch | collection | record | changes | stream | custom | none
     name: str = ""  # service path, or object name
     record_id: str = ""
     candidates: tuple[tuple[RouteDef, dict[str, Any]], ...] = ()  # custom routes and their path params
@@ -43,6 +45,8 @@ class Match:
 def match(path: str, custom: tuple[RouteDef, ...]) -> Match:
     if path in SERVICE_PATHS:
         return Match("service", path)
+    if path == BATCH_PATH:
+        return Match("batch", path)
     if path.startswith("/objects/"):
         parts = path[len("/objects/") :].split("/")
         if len(parts) == 1 and parts[0]:
@@ -72,7 +76,7 @@ def check_not_shadowing(custom: tuple[RouteDef, ...]) -> None:
             raise RouteError(
                 f"custom route {definition.describe()} would shadow the generic endpoint {generic} "
                 "under /api/pb/v1; choose another path (the /objects and /changes trees and /health, /me, "
-                "/objects, /openapi.json belong to the API)"
+                "/objects, /openapi.json, /batch belong to the API)"
             )
     seen: dict[tuple[str, str], RouteDef] = {}
     for definition in custom:

@@ -25,6 +25,7 @@ from starlette.responses import Response
 from starlette.types import Message, Receive, Scope, Send
 
 from pb_headless.api.addresses import Match, check_not_shadowing, match
+from pb_headless.api.batch_operations import operation_count
 from pb_headless.api.context import ApiInfo, RequestContext
 from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import health
@@ -66,6 +67,7 @@ PREFIX = "/api/pb/v1"
 DATABASE_TIMEOUT = 5.0
 KEPT_ROOTS = 64  # API addresses by scheme, Host, server and root path (`HeadlessAPI.api_root`)
 BODY_TIMEOUT = 10.0
+_CHARGED = "pb_headless.rate"  # the scope's latest rate decision, once a batch counted its operations
 _EAGER_KINDS = frozenset(("service", "collection", "record"))  # the API's own reads (`_serve`)
 
 
@@ -231,7 +233,7 @@ class HeadlessAPI:
             return None
         except Exception as error:
             response = error_response(_failure(scope, path, error))
-        _add_rate_headers(response, decision)
+        _add_rate_headers(response, scope.get(_CHARGED, decision))
         return response
 
     async def _serve(self, scope: Scope, receive: Receive, path: str, decision: RateDecision) -> Response:
@@ -253,6 +255,8 @@ class HeadlessAPI:
             raise RequestTimeout() from None
         request = Request(scope, replaying(body, receive))
         found = match(path, self.routes)
+        if found.kind == "batch" and scope["method"] == "POST":
+            await self._charge(scope, operation_count(body.content) - 1)
         inline = reads_inline(self.database)
         work = (
             # SQLite's short reads need no connection of the request's; a statement that does takes
@@ -271,6 +275,16 @@ class HeadlessAPI:
             and self.authenticator.user_loader is None
         )
         return await within(self.database_timeout, work, eager=self.database if eager else None)
+
+    async def _charge(self, scope: Scope, extra: int) -> None:
+        """A batch counts as one request per operation: the rest of them are counted here, before
+        the token is read (429 when the client's window has no room for all of them)."""
+        key = rate_key(self.client_ip(scope))
+        for _ in range(extra):
+            decision = await self.rate_limiter.hit(key)
+            scope[_CHARGED] = decision
+            if not decision.allowed:
+                raise RateLimited(decision.retry_after)
 
     async def _authenticated(
         self, request: Request, found: Match, decision: RateDecision, body: Body

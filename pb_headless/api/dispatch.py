@@ -10,6 +10,7 @@ from starlette.responses import Response
 
 from pb_headless.api import reads, writes
 from pb_headless.api.addresses import READ_METHODS, Match
+from pb_headless.api.batch import batch_endpoint
 from pb_headless.api.context import RequestContext
 from pb_headless.api.service import SERVICE, reachable
 from pb_headless.changes.endpoints import changes_endpoint
@@ -34,6 +35,9 @@ async def dispatch(context: RequestContext, request: Request, found: Match) -> R
     if found.kind == "service":
         _allow(request, READ_METHODS)
         return await SERVICE[found.name](context, request)
+    if found.kind == "batch":
+        _allow(request, ("POST",))
+        return await batch_endpoint(context, request)
     if found.kind in ("collection", "record"):
         return await _object(context, request, found)
     if found.kind in ("changes", "stream"):

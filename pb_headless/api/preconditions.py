@@ -29,7 +29,12 @@ async def plain_record(context: RequestContext, spec: ObjectSpec, key: Any) -> d
 async def check_if_match(context: RequestContext, headers: Headers, spec: ObjectSpec, key: Any) -> None:
     """412 `precondition_failed` unless `If-Match` (when sent) names the record's current tag or `*`.
     The caller holds the row's lock (or SQLite's write lock) and has checked that the row is served."""
-    header = headers.get("if-match", "").strip()
+    await check_tag(context, headers.get("if-match", ""), spec, key)
+
+
+async def check_tag(context: RequestContext, header: str, spec: ObjectSpec, key: Any) -> None:
+    """`check_if_match` for an `If-Match` value given apart from headers (a batch's `if_match`)."""
+    header = header.strip()
     if not header:  # an empty If-Match names nothing: as without the header
         return
     record = await plain_record(context, spec, key)

@@ -43,7 +43,17 @@ async def named_locks(
     database: Database, dialect: str, spec: ObjectSpec, fields: Iterable[str], timeout: float
 ) -> AsyncIterator[None]:
     """MariaDB: hold a named lock per field around the whole transaction (a no-op elsewhere)."""
-    names = sorted(_lock_name(spec, field) for field in fields) if dialect == "mysql" else []
+    async with unique_locks(database, dialect, [(spec, field) for field in fields], timeout):
+        yield
+
+
+@contextlib.asynccontextmanager
+async def unique_locks(
+    database: Database, dialect: str, fields: Iterable[tuple[ObjectSpec, str]], timeout: float
+) -> AsyncIterator[None]:
+    """MariaDB: hold a named lock per object field around the whole transaction, for writes that
+    touch several objects (a batch); a no-op elsewhere."""
+    names = sorted({_lock_name(spec, field) for spec, field in fields}) if dialect == "mysql" else []
     taken: list[str] = []
     try:
         for name in names:  # sorted, so two writers never wait on each other in opposite orders
@@ -55,6 +65,18 @@ async def named_locks(
     finally:
         for name in reversed(taken):
             await database.fetch_val(sa.select(sa.func.release_lock(name)))
+
+
+async def take_unique_turns(
+    database: Database, dialect: str, fields: Iterable[tuple[ObjectSpec, str]]
+) -> None:
+    """PostgreSQL, at the start of a transaction that checks several fields: take every field's
+    advisory lock at once, in one order, so two such transactions never wait on each other in
+    opposite orders (`check_unique` taking one again later costs nothing)."""
+    if dialect != "postgresql":
+        return
+    for key in sorted({_advisory_key(spec, field) for spec, field in fields}):
+        await database.execute(sa.select(sa.func.pg_advisory_xact_lock(key)))
 
 
 async def check_unique(

@@ -44,24 +44,18 @@ async def create_record(
 ) -> Response:
     """201 with the record; under an `Idempotency-Key`, the answer is kept in the insert's own
     transaction (`claim`), so it exists if and only if the row does."""
-    values = _checked(spec, json_body(request.headers, context), partial=False)
-    sent = frozenset(values)
-    if spec.published is not None and spec.published.name not in values:
-        values[spec.published.name] = True  # rows created through the API are published
-    _stamp(spec, context, values, ("created_by", "updated_by"))
-    values = spec.defaults.for_insert(values)  # the model's own `default=`, as SQLAlchemy would
+    values, sent = create_values(context, spec, json_body(request.headers, context))
     database, dialect = context.database, context.dialect
     unique = fields_to_check(spec, values)
     async with named_locks(database, dialect, spec, unique, LOCK_TIMEOUT), write_transaction(database):
-        await check_unique(database, dialect, spec, values, exclude=None)
-        key = await _insert(context, spec, values, sent)
-        record, addressable = await _read_back(context, spec, key)
+        key = await create_row(context, spec, values, sent)
+        record, addressable = await read_back(context, spec, key)
         headers = {"Vary": OBJECT_VARY}  # the answer is the token's own, as a read's is
         # A row the object does not serve (created unpublished, or outside `query`) has no address.
         if addressable:
             headers["Location"] = record_address(context.api_root, spec, key)
             headers.update(tag_headers(context, spec, record))
-        body = {"data": _visible(context, spec, record)}
+        body = {"data": visible(context, spec, record)}
         response = json_response(body, status_code=201, headers=headers, cache=OBJECT_CACHING)
         if claim is not None:
             await claim.keep(response)
@@ -72,22 +66,16 @@ async def update_record(
     context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
 ) -> Response:
     key = await _served_key(context, spec, record_id)
-    values = _checked(spec, json_body(request.headers, context), partial=True)
-    sent = frozenset(values)
+    values, sent = update_values(spec, json_body(request.headers, context))
     database, dialect = context.database, context.dialect
     unique = fields_to_check(spec, values)
     async with named_locks(database, dialect, spec, unique, LOCK_TIMEOUT), write_transaction(database):
-        await _lock_served_row(context, spec, key, record_id)
+        await lock_served_row(context, spec, key, record_id)
         await check_if_match(context, request.headers, spec, key)
-        if values:
-            _stamp(spec, context, values, ("updated_by",))
-            values = spec.defaults.for_update(values)  # the model's own `onupdate=`
-            await check_unique(database, dialect, spec, values, exclude=key)
-            statement = spec.table.update().where(_served(context, spec, key)).values(**values)
-            await _write(context, spec, statement, values, sent)
-        record, addressable = await _read_back(context, spec, key)
+        await update_row(context, spec, key, values, sent)
+        record, addressable = await read_back(context, spec, key)
     headers = {"Vary": OBJECT_VARY, **(tag_headers(context, spec, record) if addressable else {})}
-    return json_response({"data": _visible(context, spec, record)}, headers=headers, cache=OBJECT_CACHING)
+    return json_response({"data": visible(context, spec, record)}, headers=headers, cache=OBJECT_CACHING)
 
 
 async def delete_record(
@@ -95,11 +83,59 @@ async def delete_record(
 ) -> Response:
     key = await _served_key(context, spec, record_id)
     async with write_transaction(context.database):
-        await _lock_served_row(context, spec, key, record_id)
+        await lock_served_row(context, spec, key, record_id)
         await check_if_match(context, request.headers, spec, key)
-        statement = spec.table.delete().where(_served(context, spec, key))
-        await _write(context, spec, statement, {}, (), refused=spec.pk.name)
+        await delete_row(context, spec, key)
     return empty_response(204)
+
+
+# -- the steps of a write, shared by the single endpoints and batches (api/batch.py) -------------
+
+
+def create_values(
+    context: RequestContext, spec: ObjectSpec, body: dict[str, Any]
+) -> tuple[dict[str, Any], frozenset[str]]:
+    """A create body checked (422) and completed: published, the acting user, the model's defaults;
+    with the fields the client sent."""
+    values = _checked(spec, body, partial=False)
+    sent = frozenset(values)
+    if spec.published is not None and spec.published.name not in values:
+        values[spec.published.name] = True  # rows created through the API are published
+    _stamp(spec, context, values, ("created_by", "updated_by"))
+    return spec.defaults.for_insert(values), sent  # the model's own `default=`, as SQLAlchemy would
+
+
+def update_values(spec: ObjectSpec, body: dict[str, Any]) -> tuple[dict[str, Any], frozenset[str]]:
+    """An update body checked (422): only the fields present; with the fields the client sent."""
+    values = _checked(spec, body, partial=True)
+    return values, frozenset(values)
+
+
+async def create_row(
+    context: RequestContext, spec: ObjectSpec, values: dict[str, Any], sent: frozenset[str]
+) -> Any:
+    """Inside the write transaction: `unique` (422), then the insert; the new row's key."""
+    await check_unique(context.database, context.dialect, spec, values, exclude=None)
+    return await _insert(context, spec, values, sent)
+
+
+async def update_row(
+    context: RequestContext, spec: ObjectSpec, key: Any, values: dict[str, Any], sent: frozenset[str]
+) -> None:
+    """Inside the write transaction, the row locked and served: `unique` (422), then the update."""
+    if not values:
+        return
+    _stamp(spec, context, values, ("updated_by",))
+    values = spec.defaults.for_update(values)  # the model's own `onupdate=`
+    await check_unique(context.database, context.dialect, spec, values, exclude=key)
+    statement = spec.table.update().where(_served(context, spec, key)).values(**values)
+    await _write(context, spec, statement, values, sent)
+
+
+async def delete_row(context: RequestContext, spec: ObjectSpec, key: Any) -> None:
+    """Inside the write transaction, the row locked and served: the delete."""
+    statement = spec.table.delete().where(_served(context, spec, key))
+    await _write(context, spec, statement, {}, (), refused=spec.pk.name)
 
 
 def json_body(headers: Headers, context: RequestContext) -> dict[str, Any]:
@@ -123,7 +159,7 @@ def _checked(spec: ObjectSpec, body: dict[str, Any], *, partial: bool) -> dict[s
     return dict(result.values)
 
 
-def _visible(context: RequestContext, spec: ObjectSpec, record: dict[str, Any]) -> dict[str, Any]:
+def visible(context: RequestContext, spec: ObjectSpec, record: dict[str, Any]) -> dict[str, Any]:
     """A token that may write but not read the object learns only the key of what it wrote."""
     if context.principal.has_scope(spec.read_scope):
         return record
@@ -164,7 +200,7 @@ async def _served_key(context: RequestContext, spec: ObjectSpec, record_id: str)
     return key
 
 
-async def _lock_served_row(context: RequestContext, spec: ObjectSpec, key: Any, record_id: str) -> None:
+async def lock_served_row(context: RequestContext, spec: ObjectSpec, key: Any, record_id: str) -> None:
     """Inside the transaction: lock the row, then make sure the object still serves it."""
     if context.dialect != "sqlite":  # SQLite's BEGIN IMMEDIATE already holds the write lock
         await context.database.fetch_one(
@@ -239,7 +275,7 @@ def _names(text: str, name: str) -> bool:
     return re.search(rf"\b{re.escape(name)}\b", text) is not None
 
 
-async def _read_back(context: RequestContext, spec: ObjectSpec, key: Any) -> tuple[dict[str, Any], bool]:
+async def read_back(context: RequestContext, spec: ObjectSpec, key: Any) -> tuple[dict[str, Any], bool]:
     """The record as `show` renders it, and whether the object serves it; a row the object does not
     serve (the client just unpublished it) is rendered from the table."""
     plan = plan_show(spec, _NO_PARAMETERS)

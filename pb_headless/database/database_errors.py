@@ -70,6 +70,17 @@ def is_unavailable(error: BaseException) -> bool:
     return "OperationalError" in names and _mariadb_code(error) in _MARIADB_UNAVAILABLE
 
 
+# asyncpg: the server broke a deadlock by failing this transaction; MariaDB: its number 1213.
+_DEADLOCK_ERRORS = frozenset({"DeadlockDetectedError"})
+_MARIADB_DEADLOCK = 1213
+
+
+def is_deadlock(error: BaseException) -> bool:
+    """The database chose this transaction as a deadlock's victim and rolled it back: sent again,
+    it may well succeed."""
+    return bool(_class_names(error) & _DEADLOCK_ERRORS) or _mariadb_code(error) == _MARIADB_DEADLOCK
+
+
 def is_data_error(error: BaseException) -> bool:
     """The values broke a constraint or do not fit a column."""
     names = _class_names(error)
