@@ -268,8 +268,17 @@ async def test_the_body_is_checked_as_a_single_write_body_is(site):
 
 
 async def test_other_methods_are_405_and_a_custom_route_may_not_take_the_path(site):
+    from pb_headless import HeadlessAPI, route
+    from pb_headless.custom_routes import RouteError
+
     answer = await site.client.get(BATCH, headers=site.headers)
     assert answer.status_code == 405 and answer.headers["allow"] == "OPTIONS, POST"
+
+    async def endpoint(request):
+        return {}
+
+    with pytest.raises(RouteError, match="would shadow the generic endpoint /batch"):
+        HeadlessAPI(site.database, batch_registry(), routes=[route("POST", "/batch")(endpoint)])
 
 
 async def test_an_idempotent_batch_is_written_once_and_its_answer_replayed(site):
