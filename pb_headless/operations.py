@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from enum import StrEnum
 
+MAX_BATCH_OPERATIONS = 100  # operations one `POST /batch` may hold (docs/writes.md, "Atomic batches")
+
 
 class ScopeKind(StrEnum):
     """Which of an object's two scopes an operation needs (`<object>.read` or `<object>.write`)."""

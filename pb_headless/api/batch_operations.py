@@ -21,10 +21,10 @@ from pb_headless.errors import (
     UnknownObject,
     ValidationFailed,
 )
+from pb_headless.operations import MAX_BATCH_OPERATIONS as MAX_OPERATIONS
 from pb_headless.operations import Operation
 from pb_headless.registry import ObjectSpec
 
-MAX_OPERATIONS = 100
 MAX_LABEL = 100  # characters of a label
 KINDS = {"create": Operation.CREATE, "update": Operation.UPDATE, "delete": Operation.DELETE}
 _MEMBERS = frozenset({"op", "object", "id", "data", "label", "if_match"})

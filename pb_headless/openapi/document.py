@@ -11,7 +11,7 @@ from collections.abc import Callable, Sequence
 from typing import Any, Protocol
 
 from pb_headless.custom_routes import RouteDef
-from pb_headless.openapi import custom_routes, service
+from pb_headless.openapi import batch, custom_routes, service
 from pb_headless.openapi.changes import change_operations
 from pb_headless.openapi.components import security, shared_components
 from pb_headless.openapi.filters import GUIDE
@@ -89,8 +89,14 @@ def build_parts(snapshot: Snapshot, custom: Sequence[Any]) -> Parts:
         operations += object_operations(spec)
         operations += change_operations(spec)
         operations += webhook_operations(spec)
+        operations += batch.batch_items(spec)
     operations += custom_routes.route_operations(custom)
-    tags = (service.TAG, *(object_tag(spec) for spec in specs), *((custom_routes.TAG,) if custom else ()))
+    tags = (
+        service.TAG,
+        *(object_tag(spec) for spec in specs),
+        batch.TAG,
+        *((custom_routes.TAG,) if custom else ()),
+    )
     return Parts(tags=tags, operations=tuple(plain_part(part) for part in operations))
 
 
@@ -113,6 +119,7 @@ def assemble(
     ]
     components = {section: dict(entries) for section, entries in _SHARED.items()}
     sections: dict[str, dict[str, dict[str, Schema]]] = {"paths": {}, "webhooks": {}}
+    chosen = _with_batch(chosen)
     for part in chosen:
         sections[part.section].setdefault(part.path, {})[part.method] = part.operation
         for section, entries in part.components.items():
@@ -128,6 +135,16 @@ def assemble(
         **({"webhooks": sections["webhooks"]} if sections["webhooks"] else {}),
         "components": components,
     }
+
+
+def _with_batch(chosen: list[OperationPart]) -> list[OperationPart]:
+    """The batch items a token may send become the one `/batch` operation (none: no `/batch`)."""
+    items = [part for part in chosen if part.section == batch.SECTION]
+    if not items:
+        return chosen
+    operation, components = batch.batch_operation(items)
+    joined = OperationPart(batch.PATH, "post", None, operation, components)
+    return [*(part for part in chosen if part.section != batch.SECTION), joined]
 
 
 __all__ = [

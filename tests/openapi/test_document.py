@@ -67,6 +67,7 @@ async def test_a_star_token_sees_every_object_operation_service_endpoint_and_cus
         "GET /objects/articles/{id}",
         "PATCH /objects/articles/{id}",
         "DELETE /objects/articles/{id}",
+        "POST /batch",
         "GET /objects/authors",
         "GET /objects/authors/{id}",
         "GET /changes/articles",

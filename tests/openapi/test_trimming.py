@@ -31,6 +31,7 @@ async def test_a_write_token_sees_only_the_writes_the_object_allows(site):
         "POST /objects/articles",
         "PATCH /objects/articles/{id}",
         "DELETE /objects/articles/{id}",
+        "POST /batch",
         UNGUARDED_ROUTE,
     }
 
