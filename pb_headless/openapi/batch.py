@@ -26,22 +26,26 @@ _REF: Schema = {
     "properties": {"$ref": {"type": "string", "description": "The `label` of an earlier operation."}},
     "description": "The key of the record the earlier operation with this `label` wrote.",
 }
-_ERRORS = {
-    "400": "Malformed JSON, or a body that is not a JSON object.",
-    "401": "The token is missing, unknown, disabled, expired or reissued.",
-    "403": "An operation needs a scope the token lacks (`required_scope`).",
-    "404": "An operation names an object the token cannot reach (`unknown_object`) or a record that "
-    "does not exist or is not served (`not_found`).",
+_ERRORS = {  # the failing operation's own answer; the description lists what each status means
+    "400": "Malformed JSON.",
+    "401": "No valid token.",
+    "403": "An operation needs a scope the token lacks.",
+    "404": "An unknown object or record.",
     "405": "An operation the object does not allow.",
-    "409": "A request with this `Idempotency-Key` is still running.",
-    "412": "An operation's `if_match` names no current tag of its record.",
-    "413": f"More than {MAX_OPERATIONS} operations, or a body over 1 MiB.",
-    "415": "The body is not sent as JSON.",
-    "422": "An operation's values are invalid (`details` per field), a `$ref` names no earlier label, "
-    "the list is empty, or the `Idempotency-Key` was used for another request.",
-    "429": "Too many requests: each operation counts as one.",
-    "503": "The database is away or too slow, or the batch met a concurrent write; nothing was stored "
-    "unless the message says the outcome is unknown.",
+    "409": "The same Idempotency-Key is still running.",
+    "412": "An `if_match` names no current tag.",
+    "413": f"Over {MAX_OPERATIONS} operations, or over 1 MiB.",
+    "415": "Not sent as JSON.",
+    "422": "Invalid values, an unknown label, an empty list, or a reused Idempotency-Key.",
+    "429": "Too many requests (one per operation).",
+    "503": "The database is away, slow, or met a concurrent write.",
+}
+_BATCH_ERROR: Schema = {
+    "allOf": [
+        ref("schemas", "Error"),
+        {"type": "object", "properties": {"operation": {"type": "integer", "minimum": 0}}},
+    ],
+    "description": "The error envelope; `operation` is the index of the failing operation.",
 }
 
 
@@ -49,20 +53,23 @@ def batch_items(spec: ObjectSpec) -> list[OperationPart]:
     """One part per write operation `spec` allows: the schema of such an item of `operations`, and the
     scope that lets a token send it."""
     parts = []
+    data = _data_schema(spec)
     for operation in _WRITES:
         if operation in spec.operations:
             name = f"{spec.name}.Batch{operation.value.capitalize()}"
             schema = _item(spec, operation)
             scope = spec.scope_for(operation)
             parts.append(
-                OperationPart(PATH, "post", scope, ref("schemas", name), {"schemas": {name: schema}}, SECTION)
+                OperationPart(
+                    PATH, "post", scope, ref("schemas", name), {"schemas": {name: schema, **data}}, SECTION
+                )
             )
     return parts
 
 
 def batch_operation(items: Sequence[OperationPart]) -> tuple[Schema, dict[str, dict[str, Schema]]]:
     """The `/batch` operation of a document whose token may send `items`, and the schemas it adds."""
-    schemas: dict[str, Schema] = {"BatchRef": _REF, "BatchResult": _RESULT}
+    schemas: dict[str, Schema] = {"BatchRef": _REF, "BatchResult": _RESULT, "BatchError": _BATCH_ERROR}
     for item in items:
         schemas.update(item.components["schemas"])
     body = {
@@ -118,31 +125,30 @@ def _key_schema(spec: ObjectSpec) -> Schema:
     return {"type": "integer"} if spec.pk.kind == INTEGER else {"type": "string", "minLength": 1}
 
 
-def _data(spec: ObjectSpec, *, partial: bool) -> Schema:
-    """The body the single write takes, where any value may instead be a `BatchRef`."""
+def _data_schema(spec: ObjectSpec) -> dict[str, Schema]:
+    """`<object>.BatchData`: the fields an update may send, where any value may be a `BatchRef`;
+    shared by the object's create and update items."""
     if spec.validator is None:
-        return {"type": "object"}
-    body: dict[str, Any] = dict(spec.validator.json_schema(partial=partial))
+        return {}
+    body: dict[str, Any] = dict(spec.validator.json_schema(partial=True))
     properties = body.get("properties", {})
     body["properties"] = {
         name: {"anyOf": [schema, ref("schemas", "BatchRef")]} for name, schema in properties.items()
     }
-    return body
+    return {f"{spec.name}.BatchData": body}
+
+
+def _data(spec: ObjectSpec, *, partial: bool) -> Schema:
+    """An item's `data`: the single write's body, any value of it possibly a `BatchRef`."""
+    if spec.validator is None:
+        return {"type": "object"}
+    data = ref("schemas", f"{spec.name}.BatchData")
+    required = [] if partial else spec.validator.json_schema(partial=False).get("required", [])
+    return {"allOf": [data, {"required": required}]} if required else data
 
 
 def _error(description: str) -> Schema:
-    envelope = {
-        "allOf": [
-            ref("schemas", "Error"),
-            {
-                "type": "object",
-                "properties": {
-                    "operation": {"type": "integer", "minimum": 0, "description": "The failing operation."}
-                },
-            },
-        ]
-    }
-    return {"description": description, "content": json_content(envelope)}
+    return {"description": description, "content": json_content(ref("schemas", "BatchError"))}
 
 
 _RESULT: Schema = {
