@@ -32,6 +32,7 @@ from pb_headless.constructor import (
 )
 from pb_headless.constructor.publishing import default_sortable
 from pb_headless.constructor.source import TableLoader
+from pb_headless.operations import Operation
 from pb_headless.registry import OPERATIONS
 
 if TYPE_CHECKING:
@@ -177,10 +178,16 @@ class ApiTabSection:
         if spec is None:
             return None
         reaches = object_reach(spec, await self.api.tokens.list())
+        writes = [
+            op.value for op in (Operation.CREATE, Operation.UPDATE, Operation.DELETE) if op in spec.operations
+        ]
         return {
             "reaching": [reach for reach in reaches if reach.reaches],
             "missing": [reach.token for reach in reaches if not reach.reaches],
             "read_scope": spec.read_scope,
+            # Writes also go through POST /batch, several at once, all or none (docs/writes.md).
+            "batch": writes,
+            "batch_writers": [reach.token for reach in reaches if reach.writes] if writes else [],
         }
 
     @staticmethod

@@ -63,3 +63,22 @@ async def test_the_grant_button_goes_back_only_within_the_administration_area(sq
     refused = await browser.submit("/mgr/pb/tokens/grant", unknown, form_page="/mgr/pb/tokens")
     assert refused.status_code == 303
     assert "Nothing was changed" in (await browser.get("/mgr/pb/tokens")).text
+
+
+async def test_the_api_tab_of_a_writable_table_shows_its_batch_endpoint_and_who_may_use_it(sqlite_browser):
+    browser = sqlite_browser
+    writer = await browser.create_token("writer app", "news.write")
+    await browser.create_token("reader app", "news.read")
+    await make_table(browser)
+    await save_tab(browser, enabled="1", fields=["title"], url_name="news", operations=["list", "show"])
+    assert "Atomic batches" not in text_of((await browser.get(TAB)).text)  # read-only: nothing to batch
+
+    await save_tab(
+        browser, enabled="1", fields=["title"], url_name="news", operations=["list", "create", "update"]
+    )
+    page = text_of((await browser.get(TAB)).text)
+    assert "sends its create, update operations" in page and "/api/pb/v1/batch" in page
+    assert "Tokens that may: writer app ." in page and "reader app ." not in page.split("Atomic batches")[1]
+    batch = {"operations": [{"op": "create", "object": "news", "data": {"title": "Из пакета"}}]}
+    answer = await browser.api("/batch", writer, "POST", json=batch)
+    assert answer.status_code == 200 and answer.json()["data"][0]["status"] == 201
