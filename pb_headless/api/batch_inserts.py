@@ -14,6 +14,7 @@ transaction).
 
 from __future__ import annotations
 
+import functools
 import sqlite3
 from collections.abc import Sequence
 from typing import Any
@@ -24,13 +25,18 @@ from pb_headless.api.batch_operations import BatchOperation, Ref, failed_at, res
 from pb_headless.api.context import RequestContext
 from pb_headless.api.uniqueness import take_unique_turns
 from pb_headless.api.writes import create_row, create_values, read_back, visible
+from pb_headless.database.oneoff import fetch_rows
 from pb_headless.errors import ApiError, ValidationFailed
 from pb_headless.http.conditional import record_tag
 from pb_headless.operations import Operation
+from pb_headless.query import parse_query, plan_show
+from pb_headless.query.compiler import compile_show_many
+from pb_headless.query.render import render_records
 from pb_headless.registry import ObjectSpec
 
 _RETURNING_SQLITE = sqlite3.sqlite_version_info >= (3, 35)
 _SAVEPOINT = "pb_batch_rows"
+_NO_PARAMETERS = parse_query(())
 
 
 def next_group(
@@ -75,7 +81,7 @@ async def insert_group(
         new_keys = await _insert_rows(context, group, rows)
     if failure is not None:
         raise failure
-    return [(await written_result(context, spec, key, 201), key) for key in new_keys]
+    return await _created_results(context, spec, new_keys)
 
 
 def _refers(value: Any, labels: set[str | None]) -> bool:
@@ -184,6 +190,32 @@ async def _one_by_one(
         except ApiError as error:
             raise failed_at(error, op.index) from None
     return keys
+
+
+async def _created_results(
+    context: RequestContext, spec: ObjectSpec, keys: Sequence[Any]
+) -> list[tuple[dict[str, Any], Any]]:
+    """Each new record as its own create answers it, read in one statement; a row the object does not
+    serve (created unpublished) is read on its own, as the single create reads it."""
+    plan = plan_show(spec, _NO_PARAMETERS)
+    statement = compile_show_many(spec, plan, keys)
+    fetch = (
+        context.database.fetch_all if spec.query is None else functools.partial(fetch_rows, context.database)
+    )
+    rows = await fetch(statement)
+    served = dict(
+        zip((row[spec.pk.name] for row in rows), render_records(rows, plan.fields, plan.derived), strict=True)
+    )
+    readable = context.principal.has_scope(spec.read_scope)
+    results = []
+    for key in keys:
+        record = served.get(key)
+        if record is None:
+            results.append((await written_result(context, spec, key, 201), key))
+            continue
+        tag = record_tag(record) if readable else None
+        results.append(({"status": 201, "data": visible(context, spec, record), "etag": tag}, key))
+    return results
 
 
 async def written_result(context: RequestContext, spec: ObjectSpec, key: Any, status: int) -> dict[str, Any]:

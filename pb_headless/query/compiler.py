@@ -186,6 +186,11 @@ def compile_show(spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str) 
     return _narrowed(spec, _columns(spec, plan)).where(match).limit(1)
 
 
+def compile_show_many(spec: ObjectSpec, plan: ShowPlan, keys: Sequence[Any]) -> sa.Select[Any]:
+    """The published rows among `keys`, read as `compile_show` reads one (a batch's new records)."""
+    return _narrowed(spec, _columns(spec, plan)).where(spec.pk.column.in_(list(keys)))
+
+
 def relation_select(relation: RelationSpec, keys: Sequence[Any]) -> sa.Select[Any]:
     """The related rows of a whole page in one statement: those whose key is among `keys`, narrowed
     as the object publishing them narrows its own (published rows, its `query`).

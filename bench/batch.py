@@ -1,0 +1,136 @@
+"""Rows per second written by one `POST /batch` of 20 creates against 20 single `POST`s, per database.
+
+    .venv/bin/python -m bench.batch --database sqlite
+    .venv/bin/python -m bench.batch --database postgresql --url postgresql://postgres@127.0.0.1:5432/test
+    .venv/bin/python -m bench.batch --database mariadb --url mysql://root@127.0.0.1:3306/test
+
+A table of its own (`bench_batch_notes`: a title, a text, the published flag; made afresh, dropped
+after) is published with create; the API runs in this process (`httpx.ASGITransport`, no server, no
+network), one request at a time, with the change log's triggers on as a site has them. Each round
+writes 20 rows as one batch and 20 rows as 20 single creates, in turn, so a busy machine weighs on both
+alike; the figures are the medians of the rounds' wall times, as rows per second. A batch on
+PostgreSQL and SQLite 3.35+ sends the 20 rows as one INSERT … RETURNING; MariaDB one INSERT a row
+(docs/writes.md, "What the database does with a batch").
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import tempfile
+import time
+import warnings
+from pathlib import Path
+
+import httpx
+import sqlalchemy as sa
+from databases import Database
+from sqlalchemy.schema import CreateTable, DropTable
+
+from pb_headless import ApiRegistry, HeadlessAPI, TokenStore, install
+from pb_headless.database.dialect import dialect_of
+
+ROWS = 20
+URLS = {
+    "postgresql": "postgresql://postgres@127.0.0.1:5432/test",
+    "mariadb": "mysql://root@127.0.0.1:3306/test",
+}
+notes = sa.Table(
+    "bench_batch_notes",
+    sa.MetaData(),
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("title", sa.String(200), nullable=False),
+    sa.Column("body", sa.Text, nullable=True),
+    sa.Column("published", sa.Boolean, nullable=False, default=True),
+)
+DECLARATION = {
+    "model": notes,
+    "fields": ["title", "body"],
+    "operations": ["list", "show", "create"],
+    "writable": ["title", "body"],
+    "rules": {"title": "required|string|max:200", "body": "nullable|string"},
+}
+
+
+async def run(url: str, rounds: int) -> dict[str, float]:
+    database = Database(url)
+    await database.connect()
+    try:
+        await install(database)
+        dialect = dialect_of(database)
+        with warnings.catch_warnings():  # MariaDB warns that the table to drop is not there
+            warnings.simplefilter("ignore")
+            await database.execute(str(DropTable(notes, if_exists=True).compile(dialect=dialect)))
+        await database.execute(str(CreateTable(notes).compile(dialect=dialect)))
+        registry = ApiRegistry()
+        registry.register("notes", DECLARATION)
+        api = HeadlessAPI(database, registry, rate_limit=1_000_000_000, webhooks=False)
+        await api.startup()
+        _, plain = await TokenStore(database).create(f"bench-batch-{time.time_ns()}", "notes.write")
+        headers = {"Authorization": f"Bearer {plain}"}
+        transport = httpx.ASGITransport(app=api, client=("127.0.0.1", 50000))
+        async with httpx.AsyncClient(
+            transport=transport, base_url="http://bench/", headers=headers
+        ) as client:
+            timings = await _rounds(client, rounds)
+        await api.shutdown()
+        await database.execute(str(DropTable(notes).compile(dialect=dialect)))
+    finally:
+        await database.disconnect()
+    return {kind: ROWS / statistics.median(times) for kind, times in timings.items()}
+
+
+async def _rounds(client: httpx.AsyncClient, rounds: int) -> dict[str, list[float]]:
+    timings: dict[str, list[float]] = {"batch": [], "single": []}
+    for number in range(rounds + 2):  # two rounds to warm up: compiled statements, pool, caches
+        batch = {
+            "operations": [
+                {
+                    "op": "create",
+                    "object": "notes",
+                    "data": {"title": f"batch {number}.{row}", "body": "x" * 200},
+                }
+                for row in range(ROWS)
+            ]
+        }
+        started = time.perf_counter()
+        answer = await client.post("/batch", json=batch)
+        batch_time = time.perf_counter() - started
+        if answer.status_code != 200:
+            raise SystemExit(f"bench.batch: the batch answered {answer.status_code}: {answer.text[:300]}")
+        started = time.perf_counter()
+        for row in range(ROWS):
+            body = {"title": f"single {number}.{row}", "body": "x" * 200}
+            single = await client.post("/objects/notes", json=body)
+            if single.status_code != 201:
+                raise SystemExit(f"bench.batch: a create answered {single.status_code}: {single.text[:300]}")
+        single_time = time.perf_counter() - started
+        if number >= 2:
+            timings["batch"].append(batch_time)
+            timings["single"].append(single_time)
+    return timings
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--database", choices=("sqlite", "postgresql", "mariadb"), default="sqlite")
+    parser.add_argument("--url", help="the database (default: a new SQLite file, or the local test servers)")
+    parser.add_argument("--rounds", type=int, default=30)
+    options = parser.parse_args()
+    with tempfile.TemporaryDirectory() as folder:
+        url = options.url or (
+            f"sqlite:///{Path(folder) / 'batch.db'}"
+            if options.database == "sqlite"
+            else URLS[options.database]
+        )
+        figures = asyncio.run(run(url, options.rounds))
+    batch, single = figures["batch"], figures["single"]
+    print(f"{options.database}: {ROWS} creates, median of {options.rounds} rounds")
+    print(f"  one batch of {ROWS}:   {batch:8.0f} rows/s")
+    print(f"  {ROWS} single creates: {single:8.0f} rows/s")
+    print(f"  batch / single:     {batch / single:8.1f} x")
+
+
+if __name__ == "__main__":
+    main()
