@@ -73,7 +73,9 @@ async def batch_endpoint(context: RequestContext, request: Request) -> Response:
                     raise ServiceUnavailable(DEADLOCKED) from error
         raise AssertionError("unreachable")
 
-    return await once(context.database, request, context.principal.token.id, context.body.content, run)
+    return await once(
+        context.database, request, context.principal.token.token_hash, context.body.content, run
+    )
 
 
 async def _written(
