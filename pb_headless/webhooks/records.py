@@ -72,6 +72,7 @@ class DeliveryInfo:
     next_try_at: datetime | None
     last_try_at: datetime | None
     changed_at: datetime
+    created_at: datetime  # when the delivery was made: fanned out from the change log, or a test sent
 
     @property
     def type(self) -> str:
@@ -91,6 +92,7 @@ class DeliveryInfo:
             "last_try_at": _iso(self.last_try_at),
             "error": self.error,
             "changed_at": _iso(self.changed_at),
+            "created_at": _iso(self.created_at),
         }
 
 
@@ -132,6 +134,7 @@ def delivery_from_row(row: Mapping[str, Any]) -> DeliveryInfo:
         next_try_at=as_aware(row["next_try_at"]),
         last_try_at=as_aware(row["last_try_at"]),
         changed_at=as_aware(row["changed_at"]) or datetime.now(UTC),
+        created_at=as_aware(row["created_at"]) or datetime.now(UTC),
     )
 
 
