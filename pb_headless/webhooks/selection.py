@@ -73,4 +73,6 @@ def test_event_object(webhook: WebhookInfo, object_name: str | None, known: Iter
         return webhook.objects[0]
     if names:
         return names[0]
+    if names is not None:
+        raise WebhookError("nothing is published yet, and a test event names a published object")
     raise WebhookError(f"the webhook '{webhook.name}' takes every object: name the one its test event is for")
