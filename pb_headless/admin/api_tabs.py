@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import FormData
@@ -176,11 +177,15 @@ class ApiTabSection:
         spec = catalog.get(state["name"]) if state["published"] else None
         if spec is None:
             return None
-        reaches = object_reach(spec, await self.api.tokens.list())
+        tokens = await self.api.tokens.list()
+        reaches = object_reach(spec, tokens)
+        now = datetime.now(UTC)
         return {
             "reaching": [reach for reach in reaches if reach.reaches],
             "missing": [reach.token for reach in reaches if not reach.reaches],
             "read_scope": spec.read_scope,
+            # A disabled or expired token gets 401 whatever its scopes: the card says so next to it.
+            "states": {token.name: token.state(now) for token in tokens},
         }
 
     @staticmethod
