@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from starlette.datastructures import FormData
@@ -177,7 +178,9 @@ class ApiTabSection:
         spec = catalog.get(state["name"]) if state["published"] else None
         if spec is None:
             return None
-        reaches = object_reach(spec, await self.api.tokens.list())
+        tokens = await self.api.tokens.list()
+        reaches = object_reach(spec, tokens)
+        now = datetime.now(UTC)
         writes = [
             op.value for op in (Operation.CREATE, Operation.UPDATE, Operation.DELETE) if op in spec.operations
         ]
@@ -188,6 +191,8 @@ class ApiTabSection:
             # Writes also go through POST /batch, several at once, all or none (docs/writes.md).
             "batch": writes,
             "batch_writers": [reach.token for reach in reaches if reach.writes] if writes else [],
+            # A disabled or expired token gets 401 whatever its scopes: the card says so next to it.
+            "states": {token.name: token.state(now) for token in tokens},
         }
 
     @staticmethod

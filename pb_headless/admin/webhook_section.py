@@ -1,5 +1,6 @@
-"""The webhooks section: list endpoints, create one (its secret shown once), enable/disable, delete,
-the delivery log with redeliver, and the switch for private destinations (docs/webhooks.md).
+"""The webhooks section: list endpoints, create one (its secret shown once), edit, enable/disable,
+delete, send a test event, the delivery log with redeliver, and the switch for private destinations
+(docs/webhooks.md).
 
 Create follows post/redirect/get like a token's: the POST answers 303 to a page that shows the secret
 once (`reveal.py`), so a reload never creates a second endpoint.
@@ -47,6 +48,8 @@ class WebhookSection:
             Route("/webhooks", guard(self.create), methods=["POST"]),
             Route("/webhooks/secret", guard(self.secret), methods=["GET"]),
             Route("/webhooks/action", guard(self.action), methods=["POST"]),
+            Route("/webhooks/edit", guard(self.edit), methods=["GET", "POST"]),
+            Route("/webhooks/test", guard(self.test_event), methods=["POST"]),
             Route("/webhooks/deliveries", guard(self.deliveries), methods=["GET"]),
             Route("/webhooks/redeliver", guard(self.redeliver), methods=["POST"]),
             Route("/webhooks/private", guard(self.private), methods=["POST"]),
@@ -55,10 +58,9 @@ class WebhookSection:
     async def index(
         self, request: Request, *, error: str | None = None, values: dict[str, Any] | None = None
     ) -> Response:
-        snapshot = await self.api.snapshot()
         context = {
             "webhooks": await self.store.list(),
-            "objects": sorted(snapshot.catalog),
+            "objects": await self._published(),
             "events": EVENTS,
             "allow_private": is_on(await self.api.settings.get(ALLOW_PRIVATE_SETTING)),
             "error": error,
@@ -67,15 +69,10 @@ class WebhookSection:
         return self.renderer.page(request, "webhooks.html", context, 422 if error else 200)
 
     async def create(self, request: Request) -> Response:
-        form = form_of(request)
-        objects = [item for item in form.getlist("objects") if isinstance(item, str)]
-        events = [item for item in form.getlist("events") if isinstance(item, str)]
-        values = {"name": text(form, "name"), "url": text(form, "url"), "objects": objects, "events": events}
+        values = _values(form_of(request))
         try:
-            if not events:
-                raise WebhookError("choose at least one event")
             webhook, secret = await self.store.create(
-                text(form, "name"), text(form, "url"), objects=objects or None, events=events
+                values["name"], **_fields(values), known=await self._published()
             )
         except WebhookError as error:
             return await self.index(request, error=_sentence(error), values=values)
@@ -103,6 +100,53 @@ class WebhookSection:
         else:
             flash(request, f"Webhook “{name}” {ACTIONS[action]}.")
         return self._to(request, "/webhooks")
+
+    async def edit(self, request: Request) -> Response:
+        """The endpoint's form (URL, objects, events, enabled); saving keeps its secret and its log."""
+        name = request.query_params.get("name", "")
+        try:
+            webhook = await self.store.get(name)
+        except WebhookError:
+            return self.renderer.error(request, 404, "Not found", f"There is no webhook named '{name}'.")
+        values: dict[str, Any] = {**webhook.as_dict(), "objects": [o for o in webhook.objects if o != "*"]}
+        error = None
+        if request.method == "POST":
+            values = {**_values(form_of(request)), "name": name}
+            try:
+                fields = _fields(values)
+                await self.store.update(
+                    name, **fields, enabled=values["enabled"], known=await self._published()
+                )
+            except WebhookError as refused:
+                error = _sentence(refused)
+            else:
+                flash(request, f"Webhook “{name}” saved; its secret and its delivery log are kept.")
+                return self._to(request, "/webhooks")
+        context = {
+            "webhook": webhook,
+            "values": values,
+            "objects": await self._published(),
+            "events": EVENTS,
+            "error": error,
+        }
+        return self.renderer.page(request, "webhook_edit.html", context, 422 if error else 200)
+
+    async def test_event(self, request: Request) -> Response:
+        """Send a test event now and say how the receiver answered; the log shows it too."""
+        name = text(form_of(request), "name")
+        try:
+            delivery = await self.store.send_test(name, known=await self._published())
+        except WebhookError as error:
+            flash(request, _sentence(error), "error")
+            return self._to(request, "/webhooks")
+        if delivery.status == "success":
+            flash(request, f"Test event {delivery.type} sent: answered {delivery.answer_code}.")
+        else:
+            flash(request, f"Test event {delivery.type} failed: {delivery.error}.", "error")
+        return self._to(request, f"/webhooks/deliveries?name={quote(name)}")
+
+    async def _published(self) -> list[str]:
+        return sorted((await self.api.snapshot()).catalog)
 
     async def deliveries(self, request: Request) -> Response:
         name = request.query_params.get("name", "")
@@ -134,6 +178,24 @@ class WebhookSection:
     def _to(request: Request, path: str) -> Response:
         root = request.scope.get("root_path", "").rstrip("/")
         return RedirectResponse(root + path, status_code=303, headers=PAGE_HEADERS)
+
+
+def _values(form: Any) -> dict[str, Any]:
+    """What the create and edit forms hold, as they are shown again when refused."""
+    return {
+        "name": text(form, "name"),
+        "url": text(form, "url"),
+        "objects": [item for item in form.getlist("objects") if isinstance(item, str)],
+        "events": [item for item in form.getlist("events") if isinstance(item, str)],
+        "enabled": text(form, "enabled") == "yes",  # the edit form's; a new endpoint is enabled
+    }
+
+
+def _fields(values: dict[str, Any]) -> dict[str, Any]:
+    """The store's keyword arguments from the form's values: no object ticked is every object."""
+    if not values["events"]:
+        raise WebhookError("choose at least one event")
+    return {"url": values["url"], "objects": values["objects"] or "*", "events": values["events"]}
 
 
 def _sentences(warning: str | None) -> tuple[str, ...]:

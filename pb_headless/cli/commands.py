@@ -113,10 +113,11 @@ async def _token_list(database: Database, args: argparse.Namespace) -> str:
 
 
 def _token_line(token: TokenInfo) -> str:
-    state = "enabled" if token.enabled else "disabled"
     expiry = token.expires_at.isoformat() if token.expires_at else "never"
+    if token.is_expired():
+        expiry += " (expired)"
     user = f" user={token.user_id}" if token.user_id else ""
-    return f"{token.name}\t{token.prefix}…\t{','.join(token.scopes)}\t{state}\texpires={expiry}{user}"
+    return f"{token.name}\t{token.prefix}…\t{','.join(token.scopes)}\t{token.state()}\texpires={expiry}{user}"
 
 
 async def _settings_get(database: Database, args: argparse.Namespace) -> str:

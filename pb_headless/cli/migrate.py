@@ -14,7 +14,7 @@ from pb_headless.tables import install, metadata
 
 async def migrate(database: Database, args: argparse.Namespace) -> str:
     if args.sql:
-        return (await upgrade_sql(database, args.to)).rstrip()
+        return await _sql(database, args.to)
     if args.dry_run:
         return await _dry_run(database, args.to)
     schema = await read_schema(database)
@@ -44,6 +44,14 @@ async def status(database: Database, args: argparse.Namespace) -> str:
         lines.append(f"pending: {len(pending)} step{'' if len(pending) == 1 else 's'}")
         lines += [_step_line(step) for step in pending]
     return "\n".join(lines)
+
+
+async def _sql(database: Database, target: str | None) -> str:
+    """The steps' SQL; when there is none, an SQL comment saying so (still valid where it is piped)."""
+    schema, steps = await planned_steps(database, target)
+    if not steps and (schema.current is not None or schema.legacy):
+        return f"-- the library's tables are at version {schema.describe()}; nothing to do, no SQL to run"
+    return (await upgrade_sql(database, target)).rstrip()
 
 
 async def _dry_run(database: Database, target: str | None) -> str:

@@ -9,6 +9,19 @@ from typing import NoReturn
 from pb_headless.cli.webhook_parser import add_webhook_commands
 
 PROGRAM = "pb-headless"
+# The system settings, for `settings --help` (pb_headless.tables.DEFAULT_SETTINGS holds their defaults;
+# tests/cli/test_console_texts.py checks that the help names each: tables.py loads SQLAlchemy, this module
+# only argparse).
+SETTINGS = (
+    "service_cors_origins",
+    "service_cors_paths",
+    "service_cors_methods",
+    "service_cors_headers",
+    "service_cors_credentials",
+    "service_cors_max_age",
+    "service_webhooks_allow_private",
+    "service_changes_retention_days",
+)
 DESCRIPTION = (
     "Do from a shell what a host's administration area does: install the library's tables, manage "
     "API tokens and system settings, print the OpenAPI document. Each refusal is one line on stderr "
@@ -50,11 +63,12 @@ def _common(after_command: bool) -> argparse.ArgumentParser:
     )
     common.add_argument(
         "--app",
-        metavar="MODULE:CALLABLE",
+        metavar="MODULE:ATTRIBUTE",
         default=default,
-        help="the host's console hook: a callable that takes the database and returns the site's "
-        "HeadlessAPI, so openapi prints what the site serves and token create --user checks the id "
-        "(default: $PB_APP)",
+        help="the site, as uvicorn names an app: the ASGI app the host runs (e.g. app:app), its "
+        "HeadlessAPI, or a console hook (a callable taking the database and returning the HeadlessAPI); "
+        "then openapi prints what the site serves, token create --user checks the id and webhooks check "
+        "object names (default: $PB_APP)",
     )
     return common
 
@@ -87,14 +101,15 @@ def build_parser() -> argparse.ArgumentParser:
             "settings",
             help="read and change system settings",
             description=(
-                "Read and change the system settings (the service_cors_* keys). Values are checked as the "
-                "administration settings page checks them; changes take effect without a restart."
+                "Read and change the system settings: " + ", ".join(SETTINGS) + ". Values are checked as "
+                "the administration area checks them; changes take effect without a restart, on every "
+                "instance (docs/console-script.md#settings)."
             ),
         ),
         command,
     )
     _migrate_command(command(commands, "migrate", MIGRATE_HELP))
-    add_webhook_commands(commands, command, Parser)
+    add_webhook_commands(commands, command, Parser, add_name)
     openapi = command(commands, "openapi", "print the full OpenAPI document the site serves")
     openapi.add_argument(
         "--api-file",
@@ -143,10 +158,7 @@ def _token_commands(token: argparse.ArgumentParser, command) -> None:
         ("enable", "let a disabled token work again"),
         ("delete", "delete a token for good"),
     ):
-        # `token reissue N` and `token reissue --name N` alike, as `token create --name N` takes it.
-        action = command(actions, name, text)
-        action.add_argument("name", nargs="?", help="the token's name")
-        action.add_argument("--name", dest="name_option", metavar="NAME", help="the same, as an option")
+        add_name(command(actions, name, text), "the token's name")
     lister = command(actions, "list", "list tokens: name, prefix, scopes, state, expiry, user")
     lister.add_argument("--json", action="store_true", help="print a JSON array instead of lines")
 
@@ -166,13 +178,20 @@ def _settings_commands(settings: argparse.ArgumentParser, command) -> None:
     lister.add_argument("--json", action="store_true", help="print a JSON object instead of lines")
 
 
+def add_name(action: argparse.ArgumentParser, text: str) -> None:
+    """`token disable N` and `token disable --name N` alike, as `create --name N` takes it: every
+    command that acts on a named token or webhook takes the name either way (settle_name)."""
+    action.add_argument("name", nargs="?", help=text)
+    action.add_argument("--name", dest="name_option", metavar="NAME", help="the same, as an option")
+
+
 def settle_name(args: argparse.Namespace) -> argparse.Namespace:
-    """The token name of `reissue`/`disable`/`enable`/`delete`, given as an argument or as `--name`."""
+    """The name of a command that acts on one token or webhook, given as an argument or as `--name`."""
     if not hasattr(args, "name_option"):
         return args
     given = {name for name in (args.name, args.name_option) if name is not None}
     if not given:
-        raise UsageError(f"token {args.action} needs the token's name: NAME or --name NAME (see --help)")
+        raise UsageError(f"{args.command} {args.action} needs a name: NAME or --name NAME (see --help)")
     if len(given) > 1:
         raise UsageError(f"two names given: '{args.name}' and --name '{args.name_option}'; give one")
     args.name = given.pop()

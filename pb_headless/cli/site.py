@@ -1,10 +1,12 @@
 """The site a command speaks for: the host's own `HeadlessAPI`, handed over through a console hook,
 or one built from the site folder the way the example site builds its own.
 
-A host hands its API to the console script by naming a callable in PB_APP (or --app) as
-`module:callable`; the callable takes the connected `databases.Database` and returns (or awaits
-to) the `HeadlessAPI` the host serves — same registry sources, components, custom routes and user
-loader. Then `openapi` prints what the site serves and `token create --user` asks the host's loader.
+A host hands its API to the console script by naming it in --app (or PB_APP) as `MODULE:ATTRIBUTE`:
+the ASGI app the host runs (`app:app`, as uvicorn names it), its `HeadlessAPI`, or a console hook, a
+callable that takes the connected `databases.Database` and returns (or awaits to) the `HeadlessAPI`
+the host serves — same registry sources, components, custom routes and user loader. Then `openapi`
+prints what the site serves, `token create --user` asks the host's loader and the webhook commands
+check object names.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from pb_headless.cli.output import CommandError
 from pb_headless.registry import ApiRegistry
 
 HOOK_VARIABLE = "PB_APP"
+FORM = "MODULE:ATTRIBUTE"  # the one spelling of --app's value, in its help and in every message here
 WANTED = (
     "the ASGI app the host runs (with a HeadlessAPI mounted), its HeadlessAPI, nor a console hook "
     "(a callable taking the database and returning the HeadlessAPI); e.g. app:app"
@@ -32,11 +35,12 @@ WANTED = (
 async def site_api(database: Database, args: argparse.Namespace, *, purpose: str) -> HeadlessAPI | None:
     """The host's API when it hands one over; else, for `openapi`, the site folder's; else None."""
     hook = (args.app or os.environ.get(HOOK_VARIABLE) or "").strip()
+    named_in = "--app" if args.app else HOOK_VARIABLE
     # As `uvicorn module:app` and `python -m` do, modules of the current folder can be imported:
     # the hook, and components named in PB_COMPONENTS.
     _import_path(Path.cwd())
     if hook:
-        api = await host_api(hook, database)
+        api = await host_api(hook, database, named_in)
         if api.database is not database and not api.database.is_connected:
             # The host's own API object (`app:app`) holds the host's Database, which only its
             # lifespan connects: connect it for this command, and let the command's end close it.
@@ -48,33 +52,29 @@ async def site_api(database: Database, args: argparse.Namespace, *, purpose: str
     return None
 
 
-async def host_api(hook: str, database: Database) -> HeadlessAPI:
+async def host_api(hook: str, database: Database, named_in: str = HOOK_VARIABLE) -> HeadlessAPI:
     module_name, _, attribute = hook.partition(":")
     if not module_name or not attribute:
-        raise CommandError(
-            f"{HOOK_VARIABLE}: {hook!r} is not module:callable, e.g. mysite.console:headless_api"
-        )
+        raise CommandError(f"{named_in}: {hook!r} is not {FORM}, e.g. app:app or mysite.console:headless_api")
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if error.name and module_name.startswith(error.name):
-            raise CommandError(
-                f"{HOOK_VARIABLE}: no module named {module_name!r} here ({Path.cwd()})"
-            ) from None
+            raise CommandError(f"{named_in}: no module named {module_name!r} here ({Path.cwd()})") from None
         raise
     factory = getattr(module, attribute, None)
     mounted = find_api(factory)
     if mounted is not None:  # `app:app` or `app:api`: the ASGI app the host runs, or its API
         return mounted
     if not callable(factory):
-        raise CommandError(f"{HOOK_VARIABLE}: {module_name} has no callable {attribute!r}")
+        raise CommandError(f"{named_in}: {module_name} has no callable {attribute!r}")
     if not _takes_one_argument(factory):
-        raise CommandError(f"{HOOK_VARIABLE}: {hook} is neither {WANTED}")
+        raise CommandError(f"{named_in}: {hook} is neither {WANTED}")
     api = factory(database)
     if inspect.isawaitable(api):
         api = await api
     if not isinstance(api, HeadlessAPI):
-        raise CommandError(f"{HOOK_VARIABLE}: {hook} returned {type(api).__name__}, not a HeadlessAPI")
+        raise CommandError(f"{named_in}: {hook} returned {type(api).__name__}, not a HeadlessAPI")
     return api
 
 

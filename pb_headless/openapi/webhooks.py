@@ -1,7 +1,8 @@
 """The webhooks a site sends, in the OpenAPI 3.1 document's top-level `webhooks` (docs/webhooks.md).
 
 One entry per object, for its events `create`, `update` and `delete` (the body's `type`, e.g.
-`articles.update`): the POST a registered endpoint receives, with the Standard Webhooks headers.
+`articles.update`), and the test event a site owner sends (`articles.test`, without id or record): the
+POST a registered endpoint receives, with the Standard Webhooks headers.
 They are in the site owner's document (`full_document`: the docs page, `pb-headless openapi`), not in
 a token's `/openapi.json`: a token can neither register an endpoint nor receive a delivery, and client
 generators fed a token's document (openapi-generator's Python generator, 7.x) turn 3.1 `webhooks` into
@@ -15,6 +16,7 @@ from pb_headless.openapi.parts import OperationPart, Schema
 from pb_headless.openapi.values import record_value_schema
 from pb_headless.registry.spec import ObjectSpec
 from pb_headless.webhooks.options import RETRY_DELAYS
+from pb_headless.webhooks.payload import TEST_EVENT
 
 EVENTS = ("create", "update", "delete")
 _HEADERS: dict[str, Schema] = {
@@ -89,7 +91,10 @@ def _body(spec: ObjectSpec) -> Schema:
         "type": "object",
         "required": ["type", "timestamp", "data"],
         "properties": {
-            "type": {"enum": [f"{spec.name}.{event}" for event in EVENTS]},
+            "type": {
+                "enum": [f"{spec.name}.{event}" for event in (*EVENTS, TEST_EVENT)],
+                "description": f"`{spec.name}.test`: a test event sent by a site owner; id and record null.",
+            },
             "timestamp": {
                 "type": "string",
                 "format": "date-time",
@@ -100,7 +105,7 @@ def _body(spec: ObjectSpec) -> Schema:
                 "required": ["object", "id", "record"],
                 "properties": {
                     "object": {"const": spec.name},
-                    "id": record_value_schema(spec.pk),
+                    "id": {"oneOf": [record_value_schema(spec.pk), {"type": "null"}]},
                     "record": {
                         "oneOf": [ref("schemas", f"{spec.name}.Record"), {"type": "null"}],
                         "description": (

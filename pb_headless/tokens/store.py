@@ -68,12 +68,21 @@ class TokenInfo:
     def is_live(self, now: datetime | None = None) -> bool:
         return self.enabled and not self.is_expired(now)
 
+    def state(self, now: datetime | None = None) -> str:
+        """`disabled`, `expired` or `enabled`: why it answers 401, or that it works (a disabled token
+        says so first: enabling it is the owner's next step either way)."""
+        if not self.enabled:
+            return "disabled"
+        return "expired" if self.is_expired(now) else "enabled"
+
     def as_dict(self) -> dict[str, Any]:
         return {
             "name": self.name,
             "prefix": self.prefix,
             "scopes": list(self.scopes),
             "expires_at": _iso(self.expires_at),
+            "expired": self.is_expired(),
+            "state": self.state(),
             "user_id": self.user_id,
             "enabled": self.enabled,
             "created_at": _iso(self.created_at),

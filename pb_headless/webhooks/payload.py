@@ -14,11 +14,15 @@ from pb_headless.query.executor import fetch_by_key
 from pb_headless.registry import Catalog
 from pb_headless.webhooks.records import DeliveryInfo
 
+TEST_EVENT = "test"  # a delivery's event for a test event (webhooks/test_event.py)
+
 
 async def event_body(database: Database, dialect: str, catalog: Catalog, delivery: DeliveryInfo) -> bytes:
     """`{"type", "timestamp", "data": {"object", "id", "record"}}`. The record is read at send time,
     through the object's rules as they are now: null for a delete, and null when the row is no longer
     visible (deleted since, unpublished, outside the object's `query`)."""
+    if delivery.event == TEST_EVENT:
+        return test_body(delivery.object_name, delivery.changed_at)
     spec = catalog.get(delivery.object_name)
     record_id: Any = delivery.row_key
     record: dict[str, Any] | None = None
@@ -37,6 +41,13 @@ async def event_body(database: Database, dialect: str, catalog: Catalog, deliver
         "data": {"object": delivery.object_name, "id": record_id, "record": record},
     }
     return json_bytes(body)  # the API's own JSON: decimals as strings, as show answers them
+
+
+def test_body(object_name: str, at: datetime) -> bytes:
+    """A test event's body: the shape of a change with the type `<object>.test`, no record and no id,
+    so a receiver that acts on `<object>.create|update|delete` leaves it alone."""
+    data = {"object": object_name, "id": None, "record": None}
+    return json_bytes({"type": f"{object_name}.{TEST_EVENT}", "timestamp": _iso(at), "data": data})
 
 
 def _iso(value: datetime) -> str:

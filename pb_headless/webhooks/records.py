@@ -27,6 +27,12 @@ class WebhookInfo:
     created_at: datetime
     last_status: str | None  # of the newest delivery: pending | success | failed
     last_try_at: datetime | None
+    last_error: str | None = None  # why the newest failed try failed, while the endpoint is failing
+
+    @property
+    def failing(self) -> bool:
+        """Its last try failed (a delivery waiting for a retry included) and none succeeded since."""
+        return self.failing_since is not None
 
     def wants(self, object_name: str, event: str) -> bool:
         return event in self.events and ("*" in self.objects or object_name in self.objects)
@@ -41,6 +47,9 @@ class WebhookInfo:
             "note": self.note,
             "last_delivery_status": self.last_status,
             "last_try_at": _iso(self.last_try_at),
+            "failing": self.failing,
+            "failing_since": _iso(self.failing_since),
+            "last_error": self.last_error,
             "created_at": _iso(self.created_at),
         }
 
@@ -63,6 +72,7 @@ class DeliveryInfo:
     next_try_at: datetime | None
     last_try_at: datetime | None
     changed_at: datetime
+    created_at: datetime  # when the delivery was made: fanned out from the change log, or a test sent
 
     @property
     def type(self) -> str:
@@ -82,13 +92,16 @@ class DeliveryInfo:
             "last_try_at": _iso(self.last_try_at),
             "error": self.error,
             "changed_at": _iso(self.changed_at),
+            "created_at": _iso(self.created_at),
         }
 
 
-def webhook_from_row(
-    row: Mapping[str, Any], statuses: Mapping[int, tuple[str, datetime | None]]
-) -> WebhookInfo:
-    status, last_try = statuses.get(row["id"], (None, None))
+Statuses = Mapping[int, tuple[str, datetime | None, str | None]]  # endpoint → newest status, try, error
+
+
+def webhook_from_row(row: Mapping[str, Any], statuses: Statuses) -> WebhookInfo:
+    status, last_try, error = statuses.get(row["id"], (None, None, None))
+    failing_since = as_aware(row["failing_since"])
     return WebhookInfo(
         id=row["id"],
         name=row["name"],
@@ -97,10 +110,11 @@ def webhook_from_row(
         events=tuple(orjson.loads(row["events"])),
         enabled=bool(row["enabled"]),
         note=row["note"],
-        failing_since=as_aware(row["failing_since"]),
+        failing_since=failing_since,
         created_at=as_aware(row["created_at"]) or datetime.now(UTC),
         last_status=status,
         last_try_at=as_aware(last_try),
+        last_error=error if failing_since is not None else None,
     )
 
 
@@ -120,6 +134,7 @@ def delivery_from_row(row: Mapping[str, Any]) -> DeliveryInfo:
         next_try_at=as_aware(row["next_try_at"]),
         last_try_at=as_aware(row["last_try_at"]),
         changed_at=as_aware(row["changed_at"]) or datetime.now(UTC),
+        created_at=as_aware(row["created_at"]) or datetime.now(UTC),
     )
 
 

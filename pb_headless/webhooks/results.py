@@ -68,11 +68,9 @@ async def record_answer(
             .where(_deliveries.c.id == delivery.id)
             .values(**outcome(delivery, answer, options, now))
         )
+        await note_streak(database, delivery.webhook_id, answer.succeeded, now)
         if answer.succeeded:
-            await database.execute(_webhooks.update().where(endpoint).values(failing_since=None))
             return
-        streak = sa.func.coalesce(_webhooks.c.failing_since, now)
-        await database.execute(_webhooks.update().where(endpoint).values(failing_since=streak))
         note = (
             f"Disabled on {now:%Y-%m-%d %H:%M} UTC: every delivery had failed for "
             f"{_duration(options.disable_after)}. Enable it again once the receiver answers."
@@ -83,6 +81,13 @@ async def record_answer(
             .where(endpoint, _webhooks.c.enabled.is_(True), _webhooks.c.failing_since <= cutoff)
             .values(enabled=False, note=note, updated_at=now)
         )
+
+
+async def note_streak(database: Database, webhook_id: int, succeeded: bool, now: datetime) -> None:
+    """A success ends the endpoint's failure streak; a failure starts one unless one is running."""
+    streak = None if succeeded else sa.func.coalesce(_webhooks.c.failing_since, now)
+    endpoint = _webhooks.c.id == webhook_id
+    await database.execute(_webhooks.update().where(endpoint).values(failing_since=streak))
 
 
 def _duration(span: timedelta) -> str:

@@ -19,7 +19,7 @@ from pb_headless.webhooks.destinations import RefusedDestination, check_addresse
 
 TRY_TIMEOUT = 10.0  # a try that has no answer within this is a failure (docs/webhooks.md)
 MAX_ANSWER_BYTES = 64 * 1024  # the receiver's body is read only to keep the connection reusable
-MISSING = "webhook deliveries need httpcore: pip install 'pb_headless[webhooks]'"
+MISSING = "webhook deliveries need httpcore, which is not installed: pip install 'pb_headless[webhooks]'"
 
 
 @dataclass(frozen=True, slots=True)
@@ -41,6 +41,15 @@ def _httpcore() -> Any:
     except ImportError:  # the extra is not installed
         raise RuntimeError(MISSING) from None
     return httpcore
+
+
+def missing_sender() -> str | None:
+    """Why no delivery could be sent from this install (the extra is missing), or None when they can."""
+    try:
+        _httpcore()
+    except RuntimeError as missing:
+        return str(missing)
+    return None
 
 
 def _vetting_backend(allow_private: bool) -> Any:

@@ -1,11 +1,10 @@
-"""The webhook store: create (the secret is returned once), list, enable/disable, delete, the delivery
-log and redeliver: what the administration area, the console script and a site's code call."""
+"""The webhook store: create (the secret is returned once), edit, list, enable/disable, delete, the
+delivery log, redeliver and the test event: what the administration area, the console script and a
+site's code call."""
 
 from __future__ import annotations
 
-import re
-from collections.abc import Iterable, Mapping, Sequence
-from datetime import datetime
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 import orjson
@@ -17,43 +16,31 @@ from pb_headless.tables import webhook_tables
 from pb_headless.webhooks.destinations import checked_url
 from pb_headless.webhooks.locking import lock_for_writing
 from pb_headless.webhooks.outbox import enabled_endpoints, skip_to_end
-from pb_headless.webhooks.records import DeliveryInfo, WebhookInfo, delivery_from_row, webhook_from_row
+from pb_headless.webhooks.records import (
+    DeliveryInfo,
+    Statuses,
+    WebhookInfo,
+    delivery_from_row,
+    webhook_from_row,
+)
+from pb_headless.webhooks.selection import (
+    ALL_OBJECTS,
+    EVENTS,
+    WebhookError,
+    known_objects,
+    parse_events,
+    parse_objects,
+    test_event_object,
+)
+from pb_headless.webhooks.sender import missing_sender
 from pb_headless.webhooks.signing import generate_secret
+from pb_headless.webhooks.test_event import send_test_event
 
-EVENTS = ("create", "update", "delete")
-ALL_OBJECTS = "*"
+__all__ = ["ALL_OBJECTS", "EVENTS", "WebhookError", "WebhookStore", "parse_events", "parse_objects"]
+
 NAME_MAX_LENGTH = 100
-_OBJECT_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 _webhooks = webhook_tables.webhooks
 _deliveries = webhook_tables.deliveries
-
-
-class WebhookError(ValueError):
-    """A webhook operation was refused; the message says why in one line."""
-
-
-def parse_objects(objects: str | Iterable[str] | None) -> tuple[str, ...]:
-    """Object names from a list or a comma-separated string; `*` (or nothing) is every object."""
-    items = objects.split(",") if isinstance(objects, str) else list(objects or ())
-    names = tuple(dict.fromkeys(item.strip() for item in items if item and item.strip()))
-    if not names or ALL_OBJECTS in names:
-        return (ALL_OBJECTS,)
-    bad = [name for name in names if not _OBJECT_NAME.fullmatch(name)]
-    if bad:
-        raise WebhookError(f"'{bad[0]}' is not an object name")
-    return names
-
-
-def parse_events(events: str | Iterable[str] | None) -> tuple[str, ...]:
-    """Events from a list or a comma-separated string; nothing is every event."""
-    items = events.split(",") if isinstance(events, str) else list(events or ())
-    chosen = {item.strip().lower() for item in items if item and item.strip()}
-    if not chosen:
-        return EVENTS
-    unknown = sorted(chosen - set(EVENTS))
-    if unknown:
-        raise WebhookError(f"unknown event '{unknown[0]}': the events are create, update and delete")
-    return tuple(event for event in EVENTS if event in chosen)
 
 
 class WebhookStore:
@@ -70,19 +57,19 @@ class WebhookStore:
         objects: str | Iterable[str] | None = None,
         events: str | Iterable[str] | None = None,
         enabled: bool = True,
+        known: Iterable[str] | None = None,
     ) -> tuple[WebhookInfo, str]:
-        """Register an endpoint; returns it and its signing secret, which is never shown again."""
+        """Register an endpoint; returns it and its signing secret, which is never shown again.
+        `known`: the object names the site publishes, when the caller knows them; another is refused."""
         name = _checked_name(name)
-        try:
-            url = checked_url(url)
-        except ValueError as error:
-            raise WebhookError(str(error)) from None
+        url = _url(url)
+        _require_sender()
         secret = generate_secret()
         now = utcnow()
         values = {
             "name": name,
             "url": url,
-            "objects": orjson.dumps(parse_objects(objects)).decode(),
+            "objects": orjson.dumps(known_objects(parse_objects(objects), known)).decode(),
             "events": orjson.dumps(parse_events(events)).decode(),
             "secret": secret,
             "enabled": enabled,
@@ -109,13 +96,45 @@ class WebhookStore:
         statuses = await self._last_statuses([row["id"] for row in rows])
         return [webhook_from_row(row, statuses) for row in rows]
 
+    async def update(
+        self,
+        name: str,
+        *,
+        url: str | None = None,
+        objects: str | Iterable[str] | None = None,
+        events: str | Iterable[str] | None = None,
+        enabled: bool | None = None,
+        known: Iterable[str] | None = None,
+    ) -> WebhookInfo:
+        """Change what is given (None keeps it); the secret and the delivery log stay. `objects="*"` is
+        every object; `known` as for `create`."""
+        changes: dict[str, Any] = {}
+        if url is not None:
+            changes["url"] = _url(url)
+        if objects is not None:
+            changes["objects"] = orjson.dumps(known_objects(parse_objects(objects), known)).decode()
+        if events is not None:
+            changes["events"] = orjson.dumps(parse_events(events)).decode()
+        current = await self.get(name)
+        if enabled and not current.enabled:
+            return await self._enable(name, **changes)
+        if enabled is False and current.enabled:
+            changes["enabled"] = False
+        if changes:
+            await self._update(name, **changes)
+        return await self.get(name)
+
     async def enable(self, name: str) -> WebhookInfo:
         """Deliver again; clears the note of an automatic disabling and the failure streak."""
+        return await self._enable(name)
+
+    async def _enable(self, name: str, **changes: Any) -> WebhookInfo:
+        _require_sender()
         async with self.database.transaction():
             await lock_for_writing(self.database)
             if not await enabled_endpoints(self.database):
                 await skip_to_end(self.database)
-            await self._update(name, enabled=True, note=None, failing_since=None)
+            await self._update(name, enabled=True, note=None, failing_since=None, **changes)
         return await self.get(name)
 
     async def disable(self, name: str) -> WebhookInfo:
@@ -160,6 +179,16 @@ class WebhookStore:
         await self.database.execute(query)
         return await self.delivery(delivery.id)
 
+    async def send_test(
+        self, name: str, *, object_name: str | None = None, known: Iterable[str] | None = None
+    ) -> DeliveryInfo:
+        """POST a signed test event (`<object>.test`) to the endpoint now, once, and record it in its
+        log (webhooks/test_event.py). The object is `object_name`, else the endpoint's first, else (an
+        endpoint of every object) the first of `known`."""
+        _require_sender()
+        webhook = await self.get(name)
+        return await send_test_event(self.database, webhook, test_event_object(webhook, object_name, known))
+
     async def _row(self, name: str) -> Any:
         return await self.database.fetch_one(_webhooks.select().where(_webhooks.c.name == name))
 
@@ -170,19 +199,40 @@ class WebhookStore:
             query = _webhooks.update().where(_webhooks.c.name == name).values(updated_at=utcnow(), **changes)
             await self.database.execute(query)
 
-    async def _last_statuses(self, ids: Sequence[int]) -> Mapping[int, tuple[str, datetime | None]]:
-        """Each endpoint's newest delivery: its status and when it was last tried."""
+    async def _last_statuses(self, ids: Sequence[int]) -> Statuses:
+        """Each endpoint's newest delivery (its status and when it was last tried), and the error of its
+        newest try that failed."""
         if not ids:
             return {}
-        newest = (
+        mine = _deliveries.c.webhook_id.in_(ids)
+        newest = sa.select(sa.func.max(_deliveries.c.id)).where(mine).group_by(_deliveries.c.webhook_id)
+        failed = (
             sa.select(sa.func.max(_deliveries.c.id))
-            .where(_deliveries.c.webhook_id.in_(ids))
+            .where(mine, _deliveries.c.error.is_not(None), _deliveries.c.status != "success")
             .group_by(_deliveries.c.webhook_id)
         )
-        query = sa.select(_deliveries.c.webhook_id, _deliveries.c.status, _deliveries.c.last_try_at).where(
-            _deliveries.c.id.in_(newest)
+        columns = (_deliveries.c.webhook_id, _deliveries.c.status, _deliveries.c.last_try_at)
+        rows = await self.database.fetch_all(sa.select(*columns).where(_deliveries.c.id.in_(newest)))
+        errors = await self.database.fetch_all(
+            sa.select(_deliveries.c.webhook_id, _deliveries.c.error).where(_deliveries.c.id.in_(failed))
         )
-        return {row[0]: (row[1], row[2]) for row in await self.database.fetch_all(query)}
+        error_of = {row[0]: row[1] for row in errors}
+        return {row[0]: (row[1], row[2], error_of.get(row[0])) for row in rows}
+
+
+def _url(url: str) -> str:
+    try:
+        return checked_url(url)
+    except ValueError as error:
+        raise WebhookError(str(error)) from None
+
+
+def _require_sender() -> None:
+    """An endpoint that could never be delivered to is refused when it is registered or enabled, with
+    the command that fixes it, rather than failing each try later."""
+    missing = missing_sender()
+    if missing:
+        raise WebhookError(missing)
 
 
 def _checked_name(name: str) -> str:

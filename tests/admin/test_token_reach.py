@@ -24,9 +24,9 @@ async def test_the_api_tab_names_the_tokens_that_reach_it_and_adds_the_scope_to_
     assert refused.status_code == 404 and refused.json()["error"] == "unknown_object"
 
     page = text_of((await browser.get(TAB)).text)
-    assert "Reach novosti_kompanii : everything (read and write)" in page
+    assert "Reach novosti_kompanii : everything enabled (read and write)" in page
     assert "These tokens get 404 unknown_object here" in page
-    assert "articles app Add novosti_kompanii.read" in page
+    assert "articles app enabled Add novosti_kompanii.read" in page
 
     granted = await browser.submit(
         "/mgr/pb/tokens/grant",
@@ -37,7 +37,7 @@ async def test_the_api_tab_names_the_tokens_that_reach_it_and_adds_the_scope_to_
     assert (await browser.api(OBJECT, articles_only)).status_code == 200
     assert (await browser.api("/objects/articles", articles_only)).status_code == 200
     after = text_of((await browser.get(TAB)).text)
-    assert "articles app (read)" in after and "404 unknown_object here" not in after
+    assert "articles app enabled (read)" in after and "404 unknown_object here" not in after
     assert (await browser.api(OBJECT, everything)).status_code == 200
 
 
@@ -82,3 +82,36 @@ async def test_the_api_tab_of_a_writable_table_shows_its_batch_endpoint_and_who_
     batch = {"operations": [{"op": "create", "object": "news", "data": {"title": "Из пакета"}}]}
     answer = await browser.api("/batch", writer, "POST", json=batch)
     assert answer.status_code == 200 and answer.json()["data"][0]["status"] == 201
+
+
+async def test_the_api_tab_shows_each_tokens_state_next_to_it_and_next_to_add_read(sqlite_browser):
+    browser = sqlite_browser
+    for name in ("live", "stopped", "lapsed", "live reader", "lapsed reader"):
+        await browser.create_token(name, "novosti_kompanii.read" if "reader" in name else "articles.read")
+    await browser.submit("/mgr/pb/tokens/action", {"name": "stopped", "action": "disable"})
+    await _expire(browser.site.database, "lapsed", "lapsed reader")
+    await make_table(browser)
+    await save_tab(browser, enabled="1", fields=["title"], operations=["list", "show"])
+    page = text_of((await browser.get(TAB)).text)
+    tokens = text_of((await browser.get("/mgr/pb/tokens")).text)
+
+    assert "live reader enabled (read)" in page and "lapsed reader expired (read)" in page
+    assert "live enabled Add novosti_kompanii.read" in page
+    assert "stopped disabled Add novosti_kompanii.read — it answers 401 until it is enabled" in page
+    assert (
+        "lapsed expired Add novosti_kompanii.read — it answers 401 until it is given a later expiry" in page
+    )
+    assert re.search(r"lapsed \S+… articles\.read .* expired", tokens)
+
+
+async def _expire(database, *names: str) -> None:
+    """An expiry in the past is refused when set, so time is moved on in the table."""
+    from datetime import timedelta
+
+    import sqlalchemy as sa
+
+    from pb_headless.database.dialect import utcnow
+    from pb_headless.tables import tokens
+
+    past = utcnow() - timedelta(hours=1)
+    await database.execute(sa.update(tokens).where(tokens.c.name.in_(names)).values(expires_at=past))

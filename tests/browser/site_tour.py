@@ -31,6 +31,7 @@ PAGES = [
     ("token-edit", "/mgr/pb/tokens/edit?name=mobile%20app"),
     ("webhooks", "/mgr/pb/webhooks"),
     ("webhook-deliveries", "/mgr/pb/webhooks/deliveries?name=search%20indexer"),
+    ("webhook-edit", "/mgr/pb/webhooks/edit?name=search%20indexer"),
     ("api-tabs", "/mgr/pb/tables"),
     ("api-tab", f"/mgr/pb/tables/{TABLE}/api"),
     ("cors", "/mgr/pb/settings/cors"),
@@ -152,6 +153,47 @@ def populate(page: Any, url: str) -> None:
     create_token(page, url, "mobile app", ["articles.read", f"{OBJECT}.*"])
     create_webhook(
         page, url, "search indexer", "https://hooks.example.com/pb/deliveries/search-indexer-production"
+    )
+
+
+# Every place a token, scope or object name is shown in a table or card: each must sit on one line.
+NAME_SELECTORS = ", ".join(
+    (
+        "td[data-label=Name] strong",
+        "td[data-label=Scopes] code",
+        "td[data-label=Reaches] code",
+        "td[data-label=Objects] code",
+        "td[data-label=Event] code",
+        "#tokens strong",
+        "#tokens code",
+        "#tokens button .name",
+    )
+)
+
+
+def split_names(page: Any) -> list[str]:
+    """The words of names on the page that the browser broke over two lines ("articles.rea d"); a
+    name of several words may wrap between them."""
+    return list(
+        page.evaluate(
+            """selector => {
+              const split = [];
+              for (const element of document.querySelectorAll(selector)) {
+                const walker = document.createTreeWalker(element, NodeFilter.SHOW_TEXT);
+                for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+                  for (const word of node.data.matchAll(/\\S+/g)) {
+                    const range = document.createRange();
+                    range.setStart(node, word.index);
+                    range.setEnd(node, word.index + word[0].length);
+                    const lines = new Set([...range.getClientRects()].map(r => Math.round(r.top)));
+                    if (lines.size > 1) split.push(word[0]);
+                  }
+                }
+              }
+              return split;
+            }""",
+            NAME_SELECTORS,
+        )
     )
 
 

@@ -245,7 +245,7 @@ def test_a_token_made_before_a_table_was_published_is_offered_its_scope_on_the_a
     page.wait_for_url(f"{site.url}/mgr/pb/tables/{TABLE}/api")
     assert f"now has the scope {OBJECT}.read" in page.inner_text("[role=status]")
     reach = page.locator("#tokens").inner_text()
-    assert re.search(r"Reach\s+novosti_kompanii\s*:\s*older app \(read\)", reach), reach
+    assert re.search(r"Reach\s+novosti_kompanii\s*:\s*older app\s+enabled\s+\(read\)", reach), reach
     assert overflow(page) == 0
     assert page.request.get(address, headers=headers).status == 200
 

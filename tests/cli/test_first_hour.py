@@ -91,7 +91,7 @@ def test_reissue_takes_the_name_as_an_argument_or_as_an_option(host_folder):
 @pytest.mark.parametrize(
     ("args", "fragment"),
     [
-        (("token", "reissue"), "needs the token's name"),
+        (("token", "reissue"), "needs a name: NAME or --name NAME"),
         (("token", "delete", "a", "--name", "b"), "two names"),
     ],
 )

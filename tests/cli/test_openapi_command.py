@@ -99,7 +99,7 @@ def test_a_broken_declaration_file_is_one_line_naming_the_file(tmp_path):
 @pytest.mark.parametrize(
     ("hook", "fragment"),
     [
-        ("examples.site.console", "not module:callable"),
+        ("examples.site.console", "is not MODULE:ATTRIBUTE"),
         ("no_such_module_here:api", "no module named"),
         ("examples.site.console:nothing", "no callable 'nothing'"),
         ("examples.site.config:EXAMPLE_DIR", "no callable"),

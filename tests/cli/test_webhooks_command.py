@@ -34,6 +34,9 @@ def test_create_prints_the_secret_last_and_list_shows_everything_but_the_secret(
             "note": None,
             "last_delivery_status": None,
             "last_try_at": None,
+            "failing": False,
+            "failing_since": None,
+            "last_error": None,
             "created_at": json.loads(listed.stdout)[0]["created_at"],
         },
         {
@@ -45,6 +48,9 @@ def test_create_prints_the_secret_last_and_list_shows_everything_but_the_secret(
             "note": None,
             "last_delivery_status": None,
             "last_try_at": None,
+            "failing": False,
+            "failing_since": None,
+            "last_error": None,
             "created_at": json.loads(listed.stdout)[1]["created_at"],
         },
     ]
