@@ -1,0 +1,72 @@
+"""docs/changes.md, "What the streams of an instance may take": a bound of open streams per instance,
+and one read of the log shared by every stream of an object that is caught up."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+
+import httpx
+import pytest
+
+from tests.support.demo import articles, create_demo, demo_registry
+from tests.support.live import event_stream, serving
+
+STREAM = "/api/pb/v1/changes/articles/stream"
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+async def test_past_the_instances_bound_a_stream_is_refused_with_503_and_retry_after(database, host_factory):
+    await create_demo(database)
+    host = await host_factory(database, demo_registry(), max_streams=3)
+    first, second = host.auth(await host.token("articles.read")), host.auth(await host.token("articles.read"))
+    async with serving(host.app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        async with contextlib.AsyncExitStack() as opened:
+            for headers in (first, first, second):  # two tokens: the bound is the instance's
+                events = await opened.enter_async_context(event_stream(client, STREAM, headers))
+                await events.opened()
+            refused = await client.get(STREAM, headers=second)
+            assert refused.status_code == 503, refused.text
+            assert refused.json()["error"] == "service_unavailable"
+            assert int(refused.headers["Retry-After"]) > 0
+            assert (await client.get("/api/pb/v1/health")).status_code == 200  # the rest is served
+        async with event_stream(client, STREAM, second) as events:  # a place is free again
+            await events.opened()
+
+
+async def test_streams_of_one_object_share_one_read_of_the_log(demo):
+    """25 streams of one object that are caught up, and a transaction writing 5 rows: every stream
+    gets the 5 events, and the log is read about once for all of them, not once per stream."""
+    tokens = [demo.auth(await demo.token("articles.read")) for _ in range(5)]
+    reads = []
+    fetch_all = demo.database.fetch_all
+
+    async def counted(query, *args, **kwargs):
+        if "pb_changes" in str(query):
+            reads.append(str(query))  # entries read (the head lives in pb_state)
+        return await fetch_all(query, *args, **kwargs)
+
+    async with (
+        serving(demo.app) as base,
+        httpx.AsyncClient(base_url=base, timeout=30) as client,
+        contextlib.AsyncExitStack() as opened,
+    ):
+        streams = []
+        for headers in tokens:
+            for _ in range(5):
+                streams.append(await opened.enter_async_context(event_stream(client, STREAM, headers)))
+                await streams[-1].opened()
+        await asyncio.sleep(0.5)  # each stream's first look at the log, made as it opens
+        demo.database.fetch_all = counted
+        try:
+            async with demo.database.transaction():
+                for key in range(500, 505):
+                    await demo.database.execute(
+                        articles.insert().values(id=key, title=f"r{key}", published=True)
+                    )
+            received = [[event.data for event in await events.take(5)] for events in streams]
+        finally:
+            del demo.database.fetch_all
+    assert all(events == received[0] for events in received)
+    assert [entry["id"] for entry in received[0]] == list(range(500, 505))
+    assert len(reads) <= 3, f"{len(reads)} reads of the log for 25 streams"
