@@ -31,7 +31,7 @@ POLL_INTERVAL = 0.25  # seconds between two looks at the head while streams are 
 MAX_STREAMS_PER_TOKEN = 5
 MAX_STREAMS = 100  # open streams per instance (HeadlessAPI's `max_streams`); past it: 503
 FULL_RETRY_AFTER = 15  # seconds a stream refused for the instance's bound is told to wait
-POLL_READ = 500  # entries one poll reads for all streams; a longer burst is read by each stream
+POLL_READ = 2000  # entries one poll reads for all streams; a longer burst is read by each stream
 PRUNE_EVERY = 3600.0  # seconds; the first run comes one period after the instance starts
 
 _HUBS: weakref.WeakSet[ChangeHub] = weakref.WeakSet()

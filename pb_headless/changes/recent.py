@@ -19,7 +19,7 @@ from typing import Any
 from pb_headless.changes.feed import Reader, render_entry
 from pb_headless.changes.log import Change
 
-KEEP = 1000  # entries kept per table: older ones are read from the log by whoever still needs them
+KEEP = 2000  # entries kept per table: older ones are read from the log by whoever still needs them
 RENDERED = 5000  # rendered entries kept per tick, for every object and shape of record together
 
 
@@ -64,10 +64,10 @@ class RecentChanges:
         """No stream follows `table` any more."""
         self._logs.pop(table, None)
 
-    def latest_after(self, table: str, cursor: int, limit: int) -> tuple[list[Change], int] | None:
-        """What the feed would read after `cursor` up to the poll's head (each row's latest entry, in
-        the order of those entries) and where to resume; None when this memory does not reach back to
-        `cursor` or holds more than `limit` rows: the stream reads the log itself."""
+    def latest_after(self, table: str, cursor: int, limit: int) -> tuple[list[Change], int, bool] | None:
+        """What the feed would read after `cursor` (each row's latest entry, in the order of those
+        entries, at most `limit`), where to resume and whether more follow; None when this memory
+        does not reach back to `cursor`: the stream reads the log itself."""
         log = self._logs.get(table)
         if log is None or self.head is None or cursor < log.known_from:
             return None
@@ -75,9 +75,10 @@ class RecentChanges:
         for change in log.entries[bisect.bisect_right(log.positions, cursor) :]:
             latest.pop(change.key, None)  # a row changed again moves to where its latest change is
             latest[change.key] = change
-        if len(latest) > limit:
-            return None
-        return list(latest.values()), max(cursor, self.head)
+        found = list(latest.values())
+        if len(found) > limit:
+            return found[:limit], found[limit - 1].position, True
+        return found, max(cursor, self.head), False
 
     async def render(self, reader: Reader, change: Change) -> dict[str, Any]:
         """The entry as `render_entry` gives it, made once per tick for the streams that show the same

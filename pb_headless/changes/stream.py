@@ -95,9 +95,9 @@ class StreamSession:
         table = self.reader.spec.table.name
         shared = self.hub.recent.latest_after(table, self.cursor, BATCH)
         if shared is not None:
-            changes, following = shared
+            changes, following, more = shared
             entries = [await self.hub.recent.render(self.reader, change) for change in changes]
-            return FeedPage(entries, following, False, [change.position for change in changes])
+            return FeedPage(entries, following, more, [change.position for change in changes])
         if not await self._enter_lane():
             return None
         try:

@@ -70,3 +70,23 @@ async def test_streams_of_one_object_share_one_read_of_the_log(demo):
     assert all(events == received[0] for events in received)
     assert [entry["id"] for entry in received[0]] == list(range(500, 505))
     assert len(reads) <= 3, f"{len(reads)} reads of the log for 25 streams"
+
+
+async def test_caught_up_streams_get_a_burst_of_300_rows_from_the_shared_read_once_and_in_order(demo):
+    """One transaction of 300 rows: more than a page, fewer than one poll reads. Each of three
+    streams gets every row once, in commit order."""
+    headers = demo.auth(await demo.token("articles.read"))
+    async with (
+        serving(demo.app) as base,
+        httpx.AsyncClient(base_url=base, timeout=30) as client,
+        contextlib.AsyncExitStack() as opened,
+    ):
+        streams = [await opened.enter_async_context(event_stream(client, STREAM, headers)) for _ in range(3)]
+        for events in streams:
+            await events.opened()
+        await asyncio.sleep(0.5)  # each stream's first look at the log, made as it opens
+        rows = [{"id": key, "title": f"burst {key}", "published": True} for key in range(2000, 2300)]
+        async with demo.database.transaction():
+            await demo.database.execute_many(articles.insert(), rows)
+        received = [[event.data["id"] for event in await events.take(300)] for events in streams]
+    assert received == [list(range(2000, 2300))] * 3
