@@ -8,43 +8,16 @@ endpoint took 84 s; each must still have its first try within 5 s of its commit.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import time
-from collections.abc import AsyncIterator
 
 from pb_headless.webhooks.options import WebhookOptions
 from pb_headless.webhooks.store import WebhookStore
 from tests.support.demo import articles, create_demo, demo_registry
 from tests.webhooks.changes import create_row, with_change_log
-from tests.webhooks.receiver import running_receiver
+from tests.webhooks.receiver import hanging_receiver, running_receiver
 
 EVENTS = 60
 FIRST_TRY = 5.0  # seconds from the commit to the first try, as documented
-
-
-@contextlib.asynccontextmanager
-async def hanging_receiver() -> AsyncIterator[tuple[str, list[float]]]:
-    """A loopback server that reads each request and never answers; yields its URL and the times
-    connections arrived."""
-    arrived: list[float] = []
-    handlers: set[asyncio.Task] = set()
-
-    async def hang(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
-        handlers.add(asyncio.current_task())
-        arrived.append(time.monotonic())
-        with contextlib.suppress(Exception):
-            while await reader.read(65536):  # until the sender gives up and closes
-                pass
-        writer.close()
-
-    server = await asyncio.start_server(hang, "127.0.0.1", 0)
-    port = server.sockets[0].getsockname()[1]
-    try:
-        yield f"http://127.0.0.1:{port}/hook", arrived
-    finally:
-        server.close()
-        for handler in handlers:
-            handler.cancel()
 
 
 async def test_a_hanging_receiver_does_not_delay_another_endpoints_deliveries(database, host_factory):
