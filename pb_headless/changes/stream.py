@@ -81,7 +81,7 @@ class StreamSession:
         while not self.over:
             self.wake.clear()  # cleared before reading: a change after the read sets it again
             started = time.monotonic()
-            page = await self._read()
+            page = await self._read(emit)
             if page is None or not await self._send(page, emit):
                 return
             if page.has_more or self.cursor != page.next:  # a backlog: the next page, paced
@@ -89,7 +89,7 @@ class StreamSession:
             elif not await self._idle(emit):
                 return
 
-    async def _read(self) -> FeedPage | None:
+    async def _read(self, emit: Emit) -> FeedPage | None:
         """The next entries: from what the instance's poll read, when this stream is caught up;
         otherwise from the log, in the instance's one backlog lane. None ends the stream."""
         table = self.reader.spec.table.name
@@ -98,7 +98,7 @@ class StreamSession:
             changes, following, more = shared
             entries = [await self.hub.recent.render(self.reader, change) for change in changes]
             return FeedPage(entries, following, more, [change.position for change in changes])
-        if not await self._enter_lane():
+        if not await self._enter_lane(emit):
             return None
         try:
             started = time.monotonic()
@@ -109,8 +109,9 @@ class StreamSession:
             self.hub.replay_lane.release()
         return page
 
-    async def _enter_lane(self) -> bool:
-        """Wait for the backlog lane, still ending on time: False when the stream is to end."""
+    async def _enter_lane(self, emit: Emit) -> bool:
+        """Wait for the backlog lane, still ending on time and keeping the connection alive: False
+        when the stream is to end."""
         while True:
             try:
                 await asyncio.wait_for(self.hub.replay_lane.acquire(), LANE_WAIT)
@@ -118,6 +119,7 @@ class StreamSession:
             except TimeoutError:
                 if self.over or not await self._check_if_due():
                     return False
+                await self._keep_alive(emit)
 
     async def _send(self, page: FeedPage, emit: Emit) -> bool:
         """The page's entries; False ends the stream. When a check finds the object compiled anew (a
@@ -142,10 +144,13 @@ class StreamSession:
             await asyncio.wait_for(self.wake.wait(), wait)
         if self.over:
             return False
+        await self._keep_alive(emit)
+        return await self._check_if_due()
+
+    async def _keep_alive(self, emit: Emit) -> None:
         if time.monotonic() - self.last_sent >= self.heartbeat:
             await emit(b": keep-alive\n\n")
             self.last_sent = time.monotonic()
-        return await self._check_if_due()
 
     async def _check_if_due(self) -> bool:
         """The token and the object as they are now, when the last check is old enough; False when

@@ -9,6 +9,7 @@ import contextlib
 import httpx
 import pytest
 
+from pb_headless.changes import stream as stream_module
 from tests.support.demo import articles, create_demo, demo_registry
 from tests.support.live import event_stream, serving
 
@@ -90,3 +91,23 @@ async def test_caught_up_streams_get_a_burst_of_300_rows_from_the_shared_read_on
             await demo.database.execute_many(articles.insert(), rows)
         received = [[event.data["id"] for event in await events.take(300)] for events in streams]
     assert received == [list(range(2000, 2300))] * 3
+
+
+@pytest.mark.parametrize("database", ["sqlite"], indirect=True)
+async def test_a_stream_waiting_its_turn_for_a_backlog_keeps_its_connection_alive(demo, monkeypatch):
+    """While other streams hold the backlog lane, a waiting stream still sends its heartbeat (proxies
+    close a silent connection), then replays its backlog once the lane is free."""
+    monkeypatch.setattr(stream_module, "HEARTBEAT", 0.2)
+    monkeypatch.setattr(stream_module, "LANE_WAIT", 0.1)
+    headers = demo.auth(await demo.token("articles.read"))
+    async with serving(demo.app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        since = (await client.get("/api/pb/v1/changes/articles", headers=headers)).json()["meta"]["next"]
+        await demo.database.execute(articles.insert().values(id=900, title="behind", published=True))
+        lane = demo.api.changes.replay_lane
+        await lane.acquire()  # as another stream reading its page
+        async with event_stream(client, f"{STREAM}?since={since}", headers) as events:
+            await events.opened()
+            assert await events.item(timeout=5) == "keep-alive"
+            lane.release()
+            (event,) = await events.take(1)
+    assert event.data["id"] == 900
