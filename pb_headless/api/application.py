@@ -31,6 +31,7 @@ from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import health
 from pb_headless.auth import Authenticator, UserLoader
 from pb_headless.changes import ChangeHub, follow_catalog
+from pb_headless.changes.hub import MAX_STREAMS
 from pb_headless.custom_routes import collect_routes
 from pb_headless.database.accelerators import accelerator_of, reads_inline
 from pb_headless.database.caches import Caches
@@ -94,6 +95,7 @@ class HeadlessAPI:
         migrate: bool = False,
         webhooks: bool | WebhookOptions = True,
         change_log: bool = True,
+        max_streams: int = MAX_STREAMS,
     ) -> None:
         if database_timeout <= 0 or body_timeout <= 0:
             raise ValueError("database_timeout and body_timeout are positive numbers of seconds")
@@ -126,7 +128,7 @@ class HeadlessAPI:
         self.info = ApiInfo(title, self.version, self.routes)
         self._roots: dict[tuple[Any, ...], str] = {}
         self.webhooks = _webhook_worker(database, self.snapshot, webhooks)
-        self.changes = ChangeHub(database, self.authenticator, enabled=change_log)
+        self.changes = ChangeHub(database, self.authenticator, enabled=change_log, max_streams=max_streams)
         prepare(database)
 
     @property

@@ -5,7 +5,8 @@ Shared by `GET /changes/{name}` and the stream, so both answer the same entries 
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
 
@@ -26,6 +27,7 @@ class FeedPage:
     entries: list[dict[str, Any]]
     next: int  # the position to resume from
     has_more: bool
+    positions: list[int] = field(default_factory=list)  # each entry's position in the log
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,17 +49,23 @@ async def read_page(reader: Reader, since: int, limit: int) -> FeedPage:
     found = await latest_per_row(reader.database, reader.spec.table.name, since, edges.head, limit + 1)
     has_more = len(found) > limit
     found = found[:limit]
-    entries = [await _entry(reader, change) for change in found]
+    entries = []
+    for change in found:
+        entries.append(await render_entry(reader, change))
+        # A reader on the loop's thread (SQLite) may not suspend at all: a page of a backlog gives
+        # way to other requests between its entries rather than holding the loop for the whole page.
+        await asyncio.sleep(0)
     # Without more to read, everything up to the head was seen, whichever table it belonged to.
     following = found[-1].position if has_more else max(since, edges.head)
-    return FeedPage(entries, following, has_more)
+    return FeedPage(entries, following, has_more, [change.position for change in found])
 
 
 async def head_position(database: Database) -> int:
     return (await bounds(database)).head
 
 
-async def _entry(reader: Reader, change: Change) -> dict[str, Any]:
+async def render_entry(reader: Reader, change: Change) -> dict[str, Any]:
+    """One entry as the feed and the stream send it: the row as the reader's rules show it now."""
     spec = reader.spec
     try:
         key = convert(spec.pk, change.key)

@@ -54,11 +54,18 @@ async def changes_after(
     may resume from it; otherwise it resumes from the last entry's position.
     """
     head = (await bounds(database)).head
+    return await entries_between(database, position, head, limit, tables), head
+
+
+async def entries_between(
+    database: Database, position: int, head: int, limit: int, tables: Iterable[str] | None = None
+) -> list[Change]:
+    """Up to `limit` entries in `(position, head]`, in commit order; `head` one `bounds` gave."""
     query = sa.select(changes).where(changes.c.position > position, changes.c.position <= head)
     if tables is not None:
         query = query.where(changes.c.table_name.in_(list(tables)))
     rows = await database.fetch_all(query.order_by(changes.c.position).limit(limit))
-    return [_change(row) for row in rows], head
+    return [_change(row) for row in rows]
 
 
 async def latest_per_row(

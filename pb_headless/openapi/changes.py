@@ -74,7 +74,14 @@ def _components(spec: ObjectSpec, names: tuple[str, ...]) -> dict[str, dict[str,
     }
 
 
-def _operation(spec: ObjectSpec, kind: str, summary: str, names: tuple[str, ...], ok: Schema) -> Schema:
+def _operation(
+    spec: ObjectSpec,
+    kind: str,
+    summary: str,
+    names: tuple[str, ...],
+    ok: Schema,
+    errors: tuple[str, ...] = (),
+) -> Schema:
     return {
         "tags": [spec.name],
         "operationId": f"{kind}_{spec.name}",
@@ -82,7 +89,7 @@ def _operation(spec: ObjectSpec, kind: str, summary: str, names: tuple[str, ...]
         "description": f"docs/changes.md. Requires the scope `{spec.read_scope}`.",
         "security": security(spec.read_scope),
         "parameters": [*(ref("parameters", name) for name in names), ref("parameters", "Prefer")],
-        "responses": {"200": ok, **error_responses(*_ERRORS, "RateLimited", "ServerError")},
+        "responses": {"200": ok, **error_responses(*_ERRORS, "RateLimited", *errors, "ServerError")},
     }
 
 
@@ -110,6 +117,6 @@ def _stream(spec: ObjectSpec) -> OperationPart:
     names = ("changes.since", "changes.Last-Event-ID", *_shown(spec))
     events = {"type": "string", "description": f"Events: `{spec.name}.Change` entries as `data`."}
     ok = {"description": "Server-sent events.", "content": {"text/event-stream": {"schema": events}}}
-    body = _operation(spec, "stream", f"The changes of `{spec.name}`, live", names, ok)
+    body = _operation(spec, "stream", f"The changes of `{spec.name}`, live", names, ok, ("StreamsFull",))
     path = f"/changes/{spec.name}/stream"
     return OperationPart(path, "get", spec.read_scope, body, _components(spec, names))

@@ -18,6 +18,7 @@ from pb_headless.errors import (
     PreconditionFailed,
     RateLimited,
     ServerError,
+    ServiceUnavailable,
     Unauthorized,
     UnknownObject,
     UnsupportedMediaType,
@@ -99,6 +100,10 @@ ERRORS: dict[str, tuple[tuple[type[ApiError], ...], str]] = {
     ),
     "RateLimited": ((RateLimited,), "Too many requests from this address; retry after `Retry-After` s."),
     "CursorExpired": ((CursorExpired,), "The change log no longer reaches back to the cursor: sync in full."),
+    "StreamsFull": (
+        (ServiceUnavailable,),
+        "This server has as many streams open as it serves; retry after `Retry-After` s (docs/changes.md).",
+    ),
     "ServerError": ((ServerError,), "An unexpected failure; the message names a request id for the logs."),
 }
 _EXTRA_HEADERS: dict[str, dict[str, Schema]] = {
@@ -112,6 +117,9 @@ _EXTRA_HEADERS: dict[str, dict[str, Schema]] = {
             "description": "Seconds to wait.",
             "schema": {"type": "integer", "minimum": 0},
         }
+    },
+    "StreamsFull": {
+        "Retry-After": {"required": True, "description": "Seconds to wait.", "schema": {"type": "integer"}}
     },
 }
 

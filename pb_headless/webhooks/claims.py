@@ -4,11 +4,13 @@ A claim is a short transaction: the due rows are locked (`FOR UPDATE SKIP LOCKED
 MariaDB, so instances pass each other's rows by; SQLite has one writer) and leased, by moving their
 next try past the time a try can take. The try itself runs outside any transaction. A delivery waits
 while an older one of the same record to the same endpoint is still pending, so a receiver that was
-down gets each record's events in order.
+down gets each record's events in order. An endpoint that already has its share of tries under way
+on this instance is passed over, so that one slow receiver never holds up the others' deliveries.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from datetime import datetime, timedelta
 
 import sqlalchemy as sa
@@ -24,7 +26,10 @@ _webhooks = webhook_tables.webhooks
 _earlier = _deliveries.alias("earlier")
 
 
-def _due(now: datetime, limit: int) -> sa.Select:
+LOOK_AHEAD = 4  # due rows read per place to fill, so that one endpoint's backlog does not hide another's
+
+
+def _due(now: datetime, limit: int, passed_over: list[int]) -> sa.Select:
     older_pending = sa.exists().where(
         _earlier.c.webhook_id == _deliveries.c.webhook_id,
         _earlier.c.object_name == _deliveries.c.object_name,
@@ -33,6 +38,8 @@ def _due(now: datetime, limit: int) -> sa.Select:
         _earlier.c.id < _deliveries.c.id,
     )
     enabled = sa.select(_webhooks.c.id).where(_webhooks.c.enabled.is_(True))
+    if passed_over:
+        enabled = enabled.where(_webhooks.c.id.not_in(passed_over))
     return (
         _deliveries.select()
         .where(
@@ -46,11 +53,23 @@ def _due(now: datetime, limit: int) -> sa.Select:
     )
 
 
-async def claim(database: Database, now: datetime, lease: float, limit: int) -> list[DeliveryInfo]:
-    """Lease up to `limit` due deliveries to this instance; `now` is naive UTC."""
-    if await database.fetch_one(_due(now, 1)) is None:
+async def claim(
+    database: Database,
+    now: datetime,
+    lease: float,
+    limit: int,
+    *,
+    per_endpoint: int | None = None,
+    busy: Mapping[int, int] | None = None,
+) -> list[DeliveryInfo]:
+    """Lease up to `limit` due deliveries to this instance, at most `per_endpoint` for one endpoint
+    counting the `busy` tries (endpoint id → tries under way) it has already; `now` is naive UTC."""
+    taken = dict(busy or {})
+    cap = per_endpoint or limit
+    full = sorted(endpoint for endpoint, count in taken.items() if count >= cap)
+    if await database.fetch_one(_due(now, 1, full)) is None:
         return []  # nothing due: no lock taken (on SQLite it would hold up every other writer)
-    query = _due(now, limit)
+    query = _due(now, limit * LOOK_AHEAD, full)
     dialect = dialect_name(database)
     if dialect == "postgresql":  # lock only the deliveries, not the endpoints the subquery reads
         query = query.with_for_update(skip_locked=True, of=_deliveries)
@@ -58,7 +77,8 @@ async def claim(database: Database, now: datetime, lease: float, limit: int) -> 
         query = query.with_for_update(skip_locked=True)
     async with database.transaction():
         await lock_for_writing(database)  # SQLite: two processes never lease the same rows
-        claimed = [delivery_from_row(row._mapping) for row in await database.fetch_all(query)]
+        due = [delivery_from_row(row._mapping) for row in await database.fetch_all(query)]
+        claimed = _shares(due, taken, cap, limit)
         if claimed:
             leased = (
                 _deliveries.update()
@@ -67,3 +87,15 @@ async def claim(database: Database, now: datetime, lease: float, limit: int) -> 
             )
             await database.execute(leased)
     return claimed
+
+
+def _shares(due: list[DeliveryInfo], taken: dict[int, int], cap: int, limit: int) -> list[DeliveryInfo]:
+    """The oldest due deliveries, at most `cap` under way per endpoint and `limit` in all."""
+    chosen: list[DeliveryInfo] = []
+    for delivery in due:
+        if len(chosen) == limit:
+            break
+        if taken.get(delivery.webhook_id, 0) < cap:
+            taken[delivery.webhook_id] = taken.get(delivery.webhook_id, 0) + 1
+            chosen.append(delivery)
+    return chosen

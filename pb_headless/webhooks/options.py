@@ -22,6 +22,8 @@ class WebhookOptions:
     - `lease`: how long a claimed try belongs to the instance that claimed it; one killed mid-try
       leaves it to be tried again after this (longer than `try_timeout`).
     - `batch`: at most this many tries run at once per instance.
+    - `per_endpoint`: at most this many of them go to one endpoint, so that a receiver that hangs
+      holds only its own share while the others' deliveries go on at their pace.
     - `keep_log`: finished deliveries older than this leave the delivery log.
     """
 
@@ -31,11 +33,14 @@ class WebhookOptions:
     try_timeout: float = TRY_TIMEOUT
     lease: float = 60.0
     batch: int = 20
+    per_endpoint: int = 4
     keep_log: timedelta = timedelta(days=30)
 
     def __post_init__(self) -> None:
-        if self.poll_interval <= 0 or self.try_timeout <= 0 or self.batch < 1:
-            raise ValueError("poll_interval and try_timeout are positive seconds; batch is at least 1")
+        if self.poll_interval <= 0 or self.try_timeout <= 0 or self.batch < 1 or self.per_endpoint < 1:
+            raise ValueError(
+                "poll_interval and try_timeout are positive seconds; batch and per_endpoint are at least 1"
+            )
         if self.lease <= self.try_timeout:
             raise ValueError("lease must be longer than try_timeout, or a slow try would be sent twice")
         if any(delay < 0 for delay in self.retry_delays):

@@ -102,8 +102,9 @@ class Sender:
     """Keeps one connection pool per value of the private-address setting (a change of the setting
     never reuses a connection the other value opened)."""
 
-    def __init__(self, timeout: float = TRY_TIMEOUT) -> None:
+    def __init__(self, timeout: float = TRY_TIMEOUT, connections: int = 20) -> None:
         self.timeout = timeout
+        self.connections = connections  # as many as tries may run at once: no try waits for another
         self._pools: dict[bool, Any] = {}
 
     async def post(self, url: str, headers: dict[str, str], body: bytes, *, allow_private: bool) -> Answer:
@@ -139,7 +140,9 @@ class Sender:
         if pool is None:
             httpcore = _httpcore()
             pool = httpcore.AsyncConnectionPool(
-                network_backend=_vetting_backend(allow_private), max_connections=20, keepalive_expiry=30
+                network_backend=_vetting_backend(allow_private),
+                max_connections=self.connections,
+                keepalive_expiry=30,
             )
             self._pools[allow_private] = pool
         return pool

@@ -1,5 +1,9 @@
 """The delivery worker each `HeadlessAPI` runs in the background: fan out new changes, claim due
-deliveries, try them, record each answer (docs/webhooks.md, "How deliveries work")."""
+deliveries, try them, record each answer (docs/webhooks.md, "How deliveries work").
+
+Each try runs as a task of its own: the worker claims again as soon as a place is free, never waiting
+for a step's slowest try, and one endpoint holds at most `per_endpoint` of the `batch` places, so a
+receiver that hangs for the whole 10 s of every try delays only its own deliveries."""
 
 from __future__ import annotations
 
@@ -7,7 +11,8 @@ import asyncio
 import contextlib
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
 from databases import Database
 
@@ -46,9 +51,11 @@ class WebhookWorker:
         self.database = database
         self.snapshot = snapshot
         self.options = options or WebhookOptions()
-        self.sender = Sender(self.options.try_timeout)
+        self.sender = Sender(self.options.try_timeout, self.options.batch)
         self._task: asyncio.Task[None] | None = None
         self._stopping = asyncio.Event()
+        self._tries: dict[int, set[asyncio.Task[None]]] = {}  # endpoint id → its tries under way
+        self._finished = asyncio.Event()  # a try ended: a place is free
         self._logged: dict[str, float] = {}
         self._pruned_at = -PRUNE_EVERY
 
@@ -67,36 +74,67 @@ class WebhookWorker:
         task, self._task = self._task, None
         self._stopping.set()
         if task is not None:
-            try:
-                await asyncio.wait_for(asyncio.shield(task), STOP_GRACE)
-            except TimeoutError:
-                task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            await _finish(task)
+        tries = [attempt for attempts in self._tries.values() for attempt in attempts]
+        for attempt in tries:
+            await _finish(attempt)
         await self.sender.aclose()
 
     async def run_once(self) -> int:
-        """Fan out what is new, then make the due tries; returns the number of tries made."""
-        if not await enabled_endpoints(self.database):
-            return 0  # an idle site's database stays idle: no lock is taken, nothing is written
+        """Fan out what is new, then make the due tries and wait for them; returns the number made."""
+        tries = await self._start_tries()
+        if tries:
+            await asyncio.wait(tries)
+        return len(tries)
+
+    @property
+    def under_way(self) -> int:
+        return sum(len(tries) for tries in self._tries.values())
+
+    async def _start_tries(self) -> list[asyncio.Task[None]]:
+        """Fan out what is new, claim what fits in the free places, and start those tries."""
+        free = self.options.batch - self.under_way
+        if free <= 0 or not await enabled_endpoints(self.database):
+            return []  # an idle site's database stays idle: no lock is taken, nothing is written
         if time.monotonic() - self._pruned_at >= PRUNE_EVERY:
             self._pruned_at = time.monotonic()
             await prune_deliveries(self.database, utcnow() - self.options.keep_log)
         snapshot = await self.snapshot()
         await fan_out(self.database, snapshot.catalog)
-        claimed = await claim(self.database, utcnow(), self.options.lease, self.options.batch)
+        busy = {endpoint: len(tries) for endpoint, tries in self._tries.items()}
+        per_endpoint = self.options.per_endpoint
+        claimed = await claim(
+            self.database, utcnow(), self.options.lease, free, per_endpoint=per_endpoint, busy=busy
+        )
         if not claimed:
-            return 0
+            return []
         endpoints = await endpoints_by_id(self.database, {delivery.webhook_id for delivery in claimed})
         allow_private = is_on(snapshot.settings.get(ALLOW_PRIVATE_SETTING))
-        await asyncio.gather(
-            *(
-                self._try(snapshot, delivery, endpoints[delivery.webhook_id], allow_private)
-                for delivery in claimed
-                if delivery.webhook_id in endpoints
-            )
-        )
-        return len(claimed)
+        return [
+            self._start(delivery.webhook_id, self._try(snapshot, delivery, endpoint, allow_private))
+            for delivery in claimed
+            if (endpoint := endpoints.get(delivery.webhook_id)) is not None
+        ]
+
+    def _start(self, endpoint: int, attempt: Coroutine[Any, Any, None]) -> asyncio.Task[None]:
+        task = asyncio.get_running_loop().create_task(self._logged_try(attempt))
+        self._tries.setdefault(endpoint, set()).add(task)
+
+        def done(_: asyncio.Task[None]) -> None:
+            tries = self._tries.get(endpoint, set())
+            tries.discard(task)
+            if not tries:
+                self._tries.pop(endpoint, None)
+            self._finished.set()
+
+        task.add_done_callback(done)
+        return task
+
+    async def _logged_try(self, attempt: Coroutine[Any, Any, None]) -> None:
+        try:
+            await attempt
+        except Exception as error:  # the database went away mid-try: the lease brings it back
+            self._log_once(error)
 
     async def _try(
         self, snapshot: Snapshot, delivery: DeliveryInfo, endpoint: Endpoint, allow_private: bool
@@ -127,14 +165,25 @@ class WebhookWorker:
 
     async def _run(self) -> None:
         while not self._stopping.is_set():
-            made = 0
+            started = 0
+            self._finished.clear()
             try:
-                made = await self.run_once()
+                started = len(await self._start_tries())
             except Exception as error:  # the database away, tables not installed: try again later
                 self._log_once(error)
-            if made < self.options.batch:
-                with contextlib.suppress(TimeoutError):
-                    await asyncio.wait_for(self._stopping.wait(), self.options.poll_interval)
+            if not started or self.under_way >= self.options.batch:
+                await self._pause()
+
+    async def _pause(self) -> None:
+        """Nothing due, or no free place: the next look comes after the interval, or as soon as a try
+        ends and frees a place (or the worker stops)."""
+        stopping = asyncio.ensure_future(self._stopping.wait())
+        finished = asyncio.ensure_future(self._finished.wait())
+        await asyncio.wait(
+            {stopping, finished}, timeout=self.options.poll_interval, return_when=asyncio.FIRST_COMPLETED
+        )
+        stopping.cancel()
+        finished.cancel()
 
     def _log_once(self, error: Exception) -> None:
         kind = type(error).__name__
@@ -142,6 +191,16 @@ class WebhookWorker:
         if now - self._logged.get(kind, -QUIET_REPEATS) >= QUIET_REPEATS:
             self._logged[kind] = now
             log.warning("pb_headless: the webhook worker failed a step (%s: %s)", kind, error)
+
+
+async def _finish(task: asyncio.Task[None]) -> None:
+    """Let a task end on its own within STOP_GRACE, then cancel it."""
+    try:
+        await asyncio.wait_for(asyncio.shield(task), STOP_GRACE)
+    except TimeoutError:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
 
 
 def _why(answer: Answer) -> str:

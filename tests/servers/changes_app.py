@@ -1,7 +1,8 @@
 """A uvicorn process serving the demo objects on PB_TEST_SERVER_DATABASE (demo tables created, library
 installed), for the change stream's tests that need a server of their own: the process must exit on
 SIGTERM with a stream open; a client that stops reading is cut off after PB_TEST_STREAM_SEND_TIMEOUT
-seconds (the library's 30 s otherwise), which `/streams` (the streams open now) lets a test see."""
+seconds (the library's 30 s otherwise), which `/streams` (the streams open now) lets a test see;
+PB_TEST_RATE_LIMIT raises the rate limit for a test that sends many requests from one address."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from tests.support.demo import demo_registry
 from tests.support.lifespan import api_lifespan
 
 database = Database(os.environ["PB_TEST_SERVER_DATABASE"])
-api = HeadlessAPI(database, demo_registry())
+api = HeadlessAPI(database, demo_registry(), rate_limit=int(os.environ.get("PB_TEST_RATE_LIMIT", "120")))
 stream.SEND_TIMEOUT = float(os.environ.get("PB_TEST_STREAM_SEND_TIMEOUT", stream.SEND_TIMEOUT))
 
 

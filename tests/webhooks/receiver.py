@@ -1,5 +1,5 @@
 """A real webhook receiver on loopback for tests: a uvicorn server in the test's own event loop that
-records every POST and answers with the status the test chooses."""
+records every POST and answers with the status the test chooses; and one that never answers."""
 
 from __future__ import annotations
 
@@ -74,3 +74,28 @@ async def running_receiver(path: str = "/hook") -> AsyncIterator[Receiver]:
     finally:
         server.should_exit = True
         await task
+
+
+@contextlib.asynccontextmanager
+async def hanging_receiver() -> AsyncIterator[tuple[str, list[float]]]:
+    """A loopback server that reads each request and never answers; yields its URL and the times
+    connections arrived."""
+    arrived: list[float] = []
+    handlers: set[asyncio.Task] = set()
+
+    async def hang(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        handlers.add(asyncio.current_task())
+        arrived.append(time.monotonic())
+        with contextlib.suppress(Exception):
+            while await reader.read(65536):  # until the sender gives up and closes
+                pass
+        writer.close()
+
+    server = await asyncio.start_server(hang, "127.0.0.1", 0)
+    port = server.sockets[0].getsockname()[1]
+    try:
+        yield f"http://127.0.0.1:{port}/hook", arrived
+    finally:
+        server.close()
+        for handler in handlers:
+            handler.cancel()
