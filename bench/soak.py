@@ -62,14 +62,14 @@ class Soak:
     def __init__(
         self,
         base: str,
-        token: str,
+        tokens: list[str],
         pid: int,
         total: int,
         clients: int,
         deadline: float,
         freezer: Freezer | None = None,
     ) -> None:
-        self.base, self.token, self.pid, self.deadline = base, token, pid, deadline
+        self.base, self.tokens, self.pid, self.deadline = base, tokens, pid, deadline
         self.freezer = freezer
         self.kinds = iter(schedule(total))
         self.clients = clients
@@ -95,7 +95,7 @@ class Soak:
         mine: deque[int] = deque()  # ids this client created and has not deleted
         limits = httpx.Limits(max_connections=1, max_keepalive_connections=1)
         async with httpx.AsyncClient(base_url=self.base + API, timeout=30, limits=limits) as http:
-            headers = {"Authorization": f"Bearer {self.token}"}
+            headers = {"Authorization": f"Bearer {self.tokens[number % len(self.tokens)]}"}
             for count, kind in enumerate(self.kinds):
                 if time.monotonic() > self.deadline:
                     self.timed_out = True
@@ -235,7 +235,7 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def make_token(database: str) -> str:
+def make_token(database: str, number: int = 0) -> str:
     console = REPOSITORY / ".venv" / "bin" / "pb-headless"
     done = subprocess.run(
         [
@@ -245,7 +245,7 @@ def make_token(database: str) -> str:
             "token",
             "create",
             "--name",
-            f"soak-{os.getpid()}-{int(time.time())}",
+            f"soak-{os.getpid()}-{int(time.time())}-{number}",
             "--scopes",
             "*",
         ],
@@ -260,14 +260,15 @@ def make_token(database: str) -> str:
 def soak(
     url: str, pid: int, database: str, args: argparse.Namespace, postgres_data: Path | None = None
 ) -> bool:
-    token = make_token(database)
+    # A token per client, as apps have: one token may run only two searches at once (docs/hardening.md).
+    tokens = [make_token(database, number) for number in range(args.clients)]
     started = time.monotonic()
     freezer = None
     if args.freeze_every:
         if postgres_data is None:
             raise SystemExit("--freeze-every needs the soak's own cluster (no --url)")
         freezer = Freezer(postgres_data, args.freeze_every, args.freeze_for)
-    runner = Soak(url, token, pid, args.requests, args.clients, started + args.time_limit, freezer)
+    runner = Soak(url, tokens, pid, args.requests, args.clients, started + args.time_limit, freezer)
     print(
         f"soaking {url} (pid {pid}): {args.requests} requests from {args.clients} clients, "
         f"time limit {args.time_limit:.0f} s"
