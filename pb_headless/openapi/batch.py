@@ -158,8 +158,9 @@ _RESULT: Schema = {
         "status": {"type": "integer", "enum": [200, 201, 204]},
         "data": {
             "type": ["object", "null"],
-            "description": "The record as its own request answers it (only the key for a token without "
-            "the object's read scope); null for a delete.",
+            "additionalProperties": True,  # so a client reads its fields (`Record<string, never>` without)
+            "description": "The record as its own write answers it (only its key without the read "
+            "scope); null for a delete.",
         },
         "etag": {"type": ["string", "null"], "description": "The record's new tag, as `ETag` would be."},
     },

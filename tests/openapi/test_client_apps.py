@@ -10,8 +10,9 @@ A host built with the public API serves the demo site with uvicorn (tests/suppor
 
 Each app lists with a filter, gets page 2 by `page`, walks cursors to the end, lists with `count=none`,
 creates with an `Idempotency-Key` and replays it, updates with the current and then a stale `If-Match`,
-reads the change feed from a cursor and decodes a 404 as the document's error type. Each prints what
-it saw; this test compares it with the database.
+reads the change feed from a cursor, decodes a 404 as the document's error type, and sends a batch
+(a labelled create, an update of it by `{"$ref": label}` as its id, a delete) and one that fails at its
+second operation. Each prints what it saw; this test compares it with the database.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ async def published_ids(demo: Any, where: str = "") -> list[int]:
 
 async def check_report(demo: Any, report: dict[str, Any], app: str) -> None:
     """What the app saw is what the database holds; its writes happened once."""
-    before = [identifier for identifier in await published_ids(demo) if identifier != report["created"]]
+    later = {report["created"], report["batch_created"]}
+    before = [identifier for identifier in await published_ids(demo) if identifier not in later]
     assert report["filtered"] == await published_ids(demo, "AND category = 'news'")
     assert all(length > 0 for length in report["title_lengths"])
     assert (report["page_two"], report["page_two_offset"]) == (before[2:4], 2)
@@ -80,6 +82,24 @@ async def check_report(demo: Any, report: dict[str, Any], app: str) -> None:
         {"body": "openapi-python-client" if app == "Python" else "openapi-fetch"},
     )
     assert [(row[0], row[1]) for row in rows] == [(report["created"], renamed)]
+    await check_batches(demo, report, app)
+
+
+async def check_batches(demo: Any, report: dict[str, Any], app: str) -> None:
+    """The batch wrote its three operations, the failing one nothing (docs/writes.md, "Atomic batches")."""
+    batched = f"Renamed in the {app} batch"
+    assert report["batch_statuses"] == [201, 200, 204]
+    assert report["batch_renamed"] == [report["batch_created"], batched]
+    assert report["batch_etags"] == [True, True, False]
+    assert report["failed_batch"] == [404, "not_found", 1]
+    rows = await demo.database.fetch_all(
+        "SELECT id, title FROM demo_articles WHERE body = :body", {"body": f"{app.lower()} batch"}
+    )
+    assert [(row[0], row[1]) for row in rows] == [(report["batch_created"], batched)]
+    gone = await demo.database.fetch_all(
+        "SELECT id FROM demo_articles WHERE id = :id", {"id": report["batch_deleted"]}
+    )
+    assert gone == []
 
 
 async def live_document(demo: Any, root: str, token: str, folder: Path) -> Path:

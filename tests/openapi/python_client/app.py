@@ -21,11 +21,21 @@ from pb_client.api.articles import (
     show_articles,
     update_articles,
 )
+from pb_client.api.batch import batch
 from pb_client.models import (
+    ArticlesBatchCreate,
+    ArticlesBatchCreateData,
+    ArticlesBatchData,
+    ArticlesBatchDelete,
+    ArticlesBatchUpdate,
     ArticlesCreate,
     ArticlesList,
     ArticlesSingle,
     ArticlesUpdate,
+    BatchBody,
+    BatchError,
+    BatchRef,
+    BatchResponse200,
     ChangesArticlesResponse200,
     Error,
 )
@@ -124,12 +134,56 @@ def refused(client: AuthenticatedClient) -> dict[str, Any]:
     }
 
 
+def batched(client: AuthenticatedClient) -> dict[str, Any]:
+    """A batch creates a record with a label, renames it through `{"$ref": label}` as its `id` and
+    deletes another; then a batch that fails at its second operation writes nothing."""
+    doomed = record(
+        create_articles.sync_detailed(client=client, body=ArticlesCreate(title="Doomed")), "doomed"
+    )
+    draft = ArticlesBatchCreateData(title="Batched by the Python app", body="python batch")
+    rename = ArticlesBatchData(title="Renamed in the Python batch")
+    operations = BatchBody(
+        operations=[
+            ArticlesBatchCreate(op="create", object_="articles", data=draft, label="draft"),
+            ArticlesBatchUpdate(op="update", object_="articles", id=BatchRef(ref="draft"), data=rename),
+            ArticlesBatchDelete(op="delete", object_="articles", id=doomed.data.id),
+        ]
+    )
+    answer = batch.sync_detailed(client=client, body=operations)
+    if not isinstance(answer.parsed, BatchResponse200):
+        raise SystemExit(f"batch: HTTP {answer.status_code} {answer.content!r}")
+    results = answer.parsed.data
+    created, renamed = results[0].data, results[1].data
+    if created is None or renamed is None:
+        raise SystemExit(f"batch: no record in {answer.content!r}")
+    lost = ArticlesBatchCreateData(title="Never written by the Python app", body="python batch")
+    missing = ArticlesBatchData(title="Lost")
+    failing = BatchBody(
+        operations=[
+            ArticlesBatchCreate(op="create", object_="articles", data=lost),
+            ArticlesBatchUpdate(op="update", object_="articles", id=99999, data=missing),
+        ]
+    )
+    refused = batch.sync_detailed(client=client, body=failing)
+    if not isinstance(refused.parsed, BatchError):
+        raise SystemExit(f"failing batch: HTTP {refused.status_code} {refused.content!r}")
+    return {
+        "batch_statuses": [result.status.value for result in results],
+        "batch_created": created["id"],
+        "batch_renamed": [renamed["id"], renamed["title"]],
+        "batch_etags": [result.etag is not None for result in results],
+        "batch_deleted": doomed.data.id,
+        "failed_batch": [int(refused.status_code), refused.parsed.error, refused.parsed.operation],
+    }
+
+
 def main(base: str, token: str) -> None:
     with AuthenticatedClient(base_url=base, token=token) as client:
         now = changes_articles.sync_detailed(client=client).parsed
         if not isinstance(now, ChangesArticlesResponse200):
             raise SystemExit("changes: no cursor for now")
         report = {**listed(client), **walked(client), **written(client, now.meta.next_), **refused(client)}
+        report.update(batched(client))
     print(json.dumps(report))
 
 

@@ -97,10 +97,50 @@ async function refused() {
   return { missing_status: missing.response.status, missing_error: envelope.error, missing_message: envelope.message };
 }
 
+async function batched() {
+  // A batch creates a record with a label, renames it through `{ $ref: label }` as its `id` and deletes
+  // another; then a batch that fails at its second operation writes nothing.
+  const doomed = await api.POST("/objects/articles", { body: { title: "Doomed" } });
+  if (doomed.data === undefined) fail("doomed", doomed.response.status, doomed.error);
+  const deleted = doomed.data.data.id;
+  const written = await api.POST("/batch", {
+    body: {
+      operations: [
+        { op: "create", object: "articles", label: "draft", data: { title: "Batched by the TypeScript app", body: "typescript batch" } },
+        { op: "update", object: "articles", id: { $ref: "draft" }, data: { title: "Renamed in the TypeScript batch" } },
+        { op: "delete", object: "articles", id: deleted },
+      ],
+    },
+  });
+  if (written.data === undefined) fail("batch", written.response.status, written.error);
+  const results = written.data.data;
+  const created = results[0]?.data;
+  const renamed = results[1]?.data;
+  if (!created || !renamed) throw new Error(`batch: no record in ${JSON.stringify(results)}`);
+  const refused = await api.POST("/batch", {
+    body: {
+      operations: [
+        { op: "create", object: "articles", data: { title: "Never written by the TypeScript app", body: "typescript batch" } },
+        { op: "update", object: "articles", id: 99999, data: { title: "Lost" } },
+      ],
+    },
+  });
+  const envelope: components["schemas"]["BatchError"] | undefined = refused.error;
+  if (envelope === undefined) throw new Error("a batch updating a missing record went through");
+  return {
+    batch_statuses: results.map((result) => result.status),
+    batch_created: created.id,
+    batch_renamed: [renamed.id, renamed.title],
+    batch_etags: results.map((result) => result.etag !== null),
+    batch_deleted: deleted,
+    failed_batch: [refused.response.status, envelope.error, envelope.operation],
+  };
+}
+
 async function main() {
   const now = await api.GET("/changes/articles", {});
   if (now.data === undefined) fail("changes now", now.response.status, now.error);
-  const report = { ...(await listed()), ...(await walked()), ...(await written(now.data.meta.next)), ...(await refused()) };
+  const report = { ...(await listed()), ...(await walked()), ...(await written(now.data.meta.next)), ...(await refused()), ...(await batched()) };
   console.log(JSON.stringify(report));
 }
 
