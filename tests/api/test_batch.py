@@ -308,35 +308,6 @@ async def test_each_operation_counts_as_one_request_for_the_rate_limit(database,
     assert await count(database, labels) == 5
 
 
-async def test_concurrent_batches_on_the_same_rows_all_end_and_leave_one_outcome(site):
-    async def batch(number: int):
-        first, second = (1, 2) if number % 2 else (2, 1)  # opposite orders
-        return await send(
-            site,
-            {
-                "operations": [
-                    op("update", "articles", id=first, data={"views": number}),
-                    op("create", "articles", data={"title": f"concurrent {number}", "author_id": 1}),
-                    op("update", "articles", id=second, data={"views": number}),
-                    op("update", "authors", id=1, data={"name": f"Anna {number}"}),
-                ]
-            },
-        )
-
-    answers = await asyncio.gather(*(batch(number) for number in range(8)))
-
-    done = [number for number, answer in enumerate(answers) if answer.status_code == 200]
-    for answer in answers:
-        assert answer.status_code in (200, 503), answer.text
-    assert done, [answer.text for answer in answers]
-    views = {
-        row[0]: row[1] for row in await site.database.fetch_all(sa.select(articles.c.id, articles.c.views))
-    }
-    assert views[1] == views[2] and views[1] in done  # one batch's outcome, whole
-    created = await count(site.database, articles, articles.c.title.like("concurrent %"))
-    assert created == len(done)
-
-
 async def test_the_change_feed_gets_every_change_of_the_batch_after_its_commit(site):
     reader = site.auth(await site.token("articles.read"))
     since = (await site.client.get("/api/pb/v1/changes/articles", headers=reader)).json()["meta"]["next"]
