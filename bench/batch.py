@@ -3,6 +3,7 @@
     .venv/bin/python -m bench.batch --database sqlite
     .venv/bin/python -m bench.batch --database postgresql --url postgresql://postgres@127.0.0.1:5432/test
     .venv/bin/python -m bench.batch --database mariadb --url mysql://root@127.0.0.1:3306/test
+    .venv/bin/python -m bench.batch --pocketbase     # over HTTP against PocketBase (bench/batch_http.py)
 
 A table of its own (`bench_batch_notes`: a title, a text, the published flag; made afresh, dropped
 after) is published with create; the API runs in this process (`httpx.ASGITransport`, no server, no
@@ -17,16 +18,23 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import tempfile
 import time
 import warnings
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 
 import httpx
 import sqlalchemy as sa
 from databases import Database
 from sqlalchemy.schema import CreateTable, DropTable
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Mount, Route
 
 from pb_headless import ApiRegistry, HeadlessAPI, TokenStore, install
 from pb_headless.database.dialect import dialect_of
@@ -53,7 +61,8 @@ DECLARATION = {
 }
 
 
-async def run(url: str, rounds: int) -> dict[str, float]:
+async def prepared(url: str) -> str:
+    """The library installed and the notes table made afresh in `url`; a token that may create notes."""
     database = Database(url)
     await database.connect()
     try:
@@ -63,11 +72,44 @@ async def run(url: str, rounds: int) -> dict[str, float]:
             warnings.simplefilter("ignore")
             await database.execute(str(DropTable(notes, if_exists=True).compile(dialect=dialect)))
         await database.execute(str(CreateTable(notes).compile(dialect=dialect)))
-        registry = ApiRegistry()
-        registry.register("notes", DECLARATION)
-        api = HeadlessAPI(database, registry, rate_limit=1_000_000_000, webhooks=False)
-        await api.startup()
         _, plain = await TokenStore(database).create(f"bench-batch-{time.time_ns()}", "notes.write")
+    finally:
+        await database.disconnect()
+    return plain
+
+
+def notes_api(database: Database) -> HeadlessAPI:
+    registry = ApiRegistry()
+    registry.register("notes", DECLARATION)
+    return HeadlessAPI(database, registry, rate_limit=1_000_000_000, webhooks=False)
+
+
+def served() -> Starlette:
+    """The API on `PB_BENCH_BATCH_URL`, mounted as a host mounts it (uvicorn's `--factory`)."""
+    database = Database(os.environ["PB_BENCH_BATCH_URL"])
+    api = notes_api(database)
+
+    @asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        await database.connect()
+        await api.startup()
+        yield
+        await api.shutdown()
+        await database.disconnect()
+
+    async def home(_: Request) -> PlainTextResponse:
+        return PlainTextResponse("bench batch host")
+
+    return Starlette(routes=[Route("/", home), Mount("/api/pb/v1", app=api)], lifespan=lifespan)
+
+
+async def run(url: str, rounds: int) -> dict[str, float]:
+    plain = await prepared(url)
+    database = Database(url)
+    await database.connect()
+    try:
+        api = notes_api(database)
+        await api.startup()
         headers = {"Authorization": f"Bearer {plain}"}
         transport = httpx.ASGITransport(app=api, client=("127.0.0.1", 50000))
         async with httpx.AsyncClient(
@@ -75,7 +117,7 @@ async def run(url: str, rounds: int) -> dict[str, float]:
         ) as client:
             timings = await _rounds(client, rounds)
         await api.shutdown()
-        await database.execute(str(DropTable(notes).compile(dialect=dialect)))
+        await database.execute(str(DropTable(notes).compile(dialect=dialect_of(database))))
     finally:
         await database.disconnect()
     return {kind: ROWS / statistics.median(times) for kind, times in timings.items()}
@@ -117,7 +159,17 @@ def main() -> None:
     parser.add_argument("--database", choices=("sqlite", "postgresql", "mariadb"), default="sqlite")
     parser.add_argument("--url", help="the database (default: a new SQLite file, or the local test servers)")
     parser.add_argument("--rounds", type=int, default=30)
+    parser.add_argument(
+        "--pocketbase",
+        action="store_true",
+        help="on SQLite over HTTP, against PocketBase's /api/batch and single creates (bench/batch_http.py)",
+    )
     options = parser.parse_args()
+    if options.pocketbase:
+        from bench.batch_http import report
+
+        report(options.rounds)
+        return
     with tempfile.TemporaryDirectory() as folder:
         url = options.url or (
             f"sqlite:///{Path(folder) / 'batch.db'}"
