@@ -140,6 +140,8 @@ async def test_the_specification_is_the_full_document_with_the_api_on_this_host(
         document["paths"]
     )
     assert set(document["paths"]["/objects/articles/{id}"]) == {"get", "patch", "delete"}
+    # The site owner's docs page shows the batch endpoint as a writing token's document does.
+    assert set(document["paths"]["/batch"]) == {"post"}
 
 
 async def test_the_specification_takes_forwarded_scheme_and_host_only_from_a_trusted_proxy(sqlite_database):
