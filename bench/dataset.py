@@ -62,6 +62,7 @@ ARTICLES = ConstructorTable(
 ARTICLES_TAB = ApiTab(
     enabled=True,
     fields=tuple(field.name for field in ARTICLES.fields),
+    operations=("list", "show", "create", "update", "delete"),  # the writes (bench/writes.py)
     filterable=("category", "published_at"),
     sortable=("category", "published_at"),
 )
@@ -155,7 +156,7 @@ async def build_pb(kind: str, rows: int, work: Path, role: str = "pb") -> tuple[
         await install(database)
         definition = await create_table(database, ARTICLES)
         await ApiTabStore(database).save(ARTICLES.name, ARTICLES_TAB)
-        _, token = await TokenStore(database).create("bench", ["articles.read"])
+        _, token = await TokenStore(database).create("bench", ["articles.read", "articles.write"])
     finally:
         await database.disconnect()
     await _fill(url, kind, definition, generator().rows(rows))
@@ -291,13 +292,14 @@ def build_directus(rows: int, work: Path) -> str | None:
 
 
 async def build_server_floor(kind: str, rows: int, token: str) -> str:
-    """The async-driver floor's database on PostgreSQL or MariaDB: the kit's columns, no index but the key."""
+    """The async-driver floor's database on PostgreSQL or MariaDB: the kit's columns, no index but the
+    key, which numbers new rows itself (the floor's creates, bench/writes.py)."""
     url = await _fresh_server_database(kind, database_name(kind, rows, "floor"))
     metadata = sa.MetaData()
     articles = sa.Table(
         "articles",
         metadata,
-        sa.Column("id", sa.Integer, primary_key=True, autoincrement=False),
+        sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
         sa.Column("title", sa.String(255)),
         sa.Column("body", sa.Text),
         sa.Column("category", sa.String(64)),
@@ -337,6 +339,13 @@ async def build_server_floor(kind: str, rows: int, token: str) -> str:
             async with engine.begin() as connection:
                 await connection.execute(articles.insert(), batch)
         if kind == "postgresql":
+            async with engine.begin() as connection:
+                await connection.execute(
+                    sa.text(
+                        "SELECT setval(pg_get_serial_sequence('articles', 'id'), "
+                        + "(SELECT max(id) FROM articles))"
+                    )
+                )
             await _vacuum(engine, "articles")
         else:
             async with engine.begin() as connection:

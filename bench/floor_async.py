@@ -1,10 +1,19 @@
-"""The floor on PostgreSQL (asyncpg) and MariaDB (aiomysql): the kit's floor app, async drivers.
+"""The floor on PostgreSQL (asyncpg) and MariaDB (aiomysql): the kit's floor app, async drivers; and
+the floor of the writes on all three databases (SQLite through stdlib sqlite3 on the event loop, as
+the kit's floor reads it).
 
 Raw ASGI, no framework, a pool of the driver's own connections, hand-written SQL, orjson output:
 the least work a Python server does for the same six requests, so pb_headless on these databases
 has a bar of its own. The request shapes and answers are the kit's floor's (Directus' REST shape).
 
     FLOOR_URL=postgresql://postgres@127.0.0.1:5432/pb_bench_floor_100000 uvicorn bench.floor_async:app
+    FLOOR_URL=sqlite:////tmp/pb-bench/sqlite-100000/floor.db uvicorn bench.floor_async:app
+
+Writes do the least work a write can: the token check, then one INSERT, UPDATE or DELETE in its own
+transaction (autocommit), no validation, no reading back.
+    POST   /items/articles        a JSON object of columns → 201 {"data": {"id": <new id>}}
+    PATCH  /items/articles/<id>   a JSON object of columns → 200 {"data": {"id": <id>}}, 403 if none
+    DELETE /items/articles/<id>   → 204, 403 if none (Directus answers 403 for a missing item)
 """
 
 from __future__ import annotations
@@ -17,13 +26,15 @@ from urllib.parse import parse_qsl, urlsplit
 import orjson
 
 URL = os.environ.get("FLOOR_URL", "postgresql://postgres@127.0.0.1:5432/pb_bench_floor_100000")
-KIND = "postgresql" if URL.startswith("postgresql") else "mariadb"
+KIND = "postgresql" if URL.startswith("postgresql") else "sqlite" if URL.startswith("sqlite") else "mariadb"
 POOL_SIZE = 8  # as the pb_headless host's pool on PostgreSQL (bench/dataset.py)
 FIELDS = ("id", "title", "body", "category", "price", "published_at")
 FIELDSET = frozenset(FIELDS)
 OPS = {"_eq": "=", "_neq": "!=", "_gt": ">", "_gte": ">=", "_lt": "<", "_lte": "<="}
 DEFAULT_LIMIT = 100
-if KIND == "postgresql":
+if KIND == "sqlite":
+    STAMP = "strftime('%Y-%m-%dT%H:%M:%S', published_at / 1000, 'unixepoch')"
+elif KIND == "postgresql":
     STAMP = "to_char(to_timestamp(published_at / 1000) AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS')"
 else:
     STAMP = "DATE_FORMAT(FROM_UNIXTIME(published_at DIV 1000), '%%Y-%%m-%%dT%%H:%%i:%%s')"
@@ -49,10 +60,13 @@ class Params:
 
     def __call__(self, value):
         self.values.append(value)
-        return f"${len(self.values)}" if KIND == "postgresql" else "%s"
+        return f"${len(self.values)}" if KIND == "postgresql" else "?" if KIND == "sqlite" else "%s"
 
 
 async def query(sql, args, one=False):
+    if KIND == "sqlite":
+        cursor = pool.execute(sql, args)
+        return cursor.fetchone() if one else cursor.fetchall()
     if KIND == "postgresql":
         async with pool.acquire() as con:
             if one:
@@ -142,10 +156,80 @@ async def one_item(item_id):
     return FORBIDDEN if row is None else (200, orjson.dumps({"data": record(row)}))
 
 
+async def write(sql, args, returning=False):
+    """One statement in its own transaction: the new key (`returning`) or how many rows it touched."""
+    if KIND == "sqlite":
+        cursor = pool.execute(sql, args)
+        return cursor.lastrowid if returning else cursor.rowcount
+    if KIND == "postgresql":
+        async with pool.acquire() as con:
+            if returning:
+                return await con.fetchval(sql + " RETURNING id", *args)
+            status = await con.execute(sql, *args)
+            return int(status.rsplit(" ", 1)[1])
+    async with pool.acquire() as con, con.cursor() as cur:
+        touched = await cur.execute(sql, args)
+        return cur.lastrowid if returning else touched
+
+
+def columns(body):
+    """The body's columns, or None when it is not a JSON object of known columns."""
+    try:
+        values = orjson.loads(body)
+    except orjson.JSONDecodeError:
+        return None
+    if not isinstance(values, dict) or not values or not FIELDSET.issuperset(values) or "id" in values:
+        return None
+    return values
+
+
+async def create_item(body):
+    values = columns(body)
+    if values is None:
+        return err(400, "INVALID_PAYLOAD", "a JSON object of columns")
+    p = Params()
+    marks = ", ".join(p(value) for value in values.values())
+    new_id = await write(f"INSERT INTO articles ({', '.join(values)}) VALUES ({marks})", p.values, True)
+    return 201, orjson.dumps({"data": {"id": new_id}})
+
+
+async def change_item(item_id, method, body):
+    try:
+        pk = int(item_id)
+    except ValueError:
+        return FORBIDDEN
+    p = Params()
+    if method == "DELETE":
+        return (204, b"") if await write(f"DELETE FROM articles WHERE id = {p(pk)}", p.values) else FORBIDDEN
+    values = columns(body)
+    if values is None:
+        return err(400, "INVALID_PAYLOAD", "a JSON object of columns")
+    changes = ", ".join(f"{name} = {p(value)}" for name, value in values.items())
+    touched = await write(f"UPDATE articles SET {changes} WHERE id = {p(pk)}", p.values)
+    return (200, orjson.dumps({"data": {"id": pk}})) if touched else FORBIDDEN
+
+
+async def read_body(receive):
+    chunks = []
+    while True:
+        message = await receive()
+        chunks.append(message.get("body", b""))
+        if not message.get("more_body"):
+            return b"".join(chunks)
+
+
 async def open_pool():
     global pool
     parts = urlsplit(URL)
-    if KIND == "postgresql":
+    if KIND == "sqlite":
+        import sqlite3
+
+        # One connection, queried on the event loop (the kit's floor); autocommit; WAL as pb's file and
+        # PocketBase's; a writer that finds the lock taken by the other worker waits for it.
+        pool = sqlite3.connect(URL.split("///", 1)[1], isolation_level=None, check_same_thread=False)
+        pool.execute("PRAGMA busy_timeout = 10000")
+        pool.execute("PRAGMA journal_mode = WAL")
+    elif KIND == "postgresql":
         import asyncpg
 
         pool = await asyncpg.create_pool(URL, min_size=POOL_SIZE, max_size=POOL_SIZE)
@@ -179,11 +263,19 @@ async def app(scope, receive, send):
     path = scope["path"]
     if path == "/ok":
         status, body = 200, OK_BODY
-    elif scope["method"] != "GET":
-        status, body = err(405, "METHOD_NOT_ALLOWED", "GET only")
+    elif scope["method"] not in ("GET", "POST", "PATCH", "DELETE"):
+        status, body = err(405, "METHOD_NOT_ALLOWED", "GET, POST, PATCH, DELETE only")
     elif path == "/items/articles" or path.startswith("/items/articles/"):
+        method = scope["method"]
         if not await authorized(scope["headers"]):
             status, body = UNAUTH
+        elif method == "POST" and path == "/items/articles":
+            status, body = await create_item(await read_body(receive))
+        elif method in ("PATCH", "DELETE") and path != "/items/articles":
+            sent = await read_body(receive) if method == "PATCH" else b""
+            status, body = await change_item(path[len("/items/articles/") :], method, sent)
+        elif method != "GET":
+            status, body = err(405, "METHOD_NOT_ALLOWED", "not on this address")
         elif path == "/items/articles":
             try:
                 status, body = await list_items(scope["query_string"].decode("latin-1"))

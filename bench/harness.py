@@ -7,6 +7,9 @@
     bash bench/run --systems pb --duration 5    # a quick look at pb alone
     bash bench/run --only changes --database postgresql   # the change log section alone
 
+After the reads come the writes (bench/writes.py, `--no-writes` leaves them out): create, update and
+delete under wrk on pb_headless, PocketBase and the floor, in a table of their own.
+
 After pb_headless's table comes the change log's section (bench/changes.py, `--no-changes` leaves it
 out): p50 of a create with and without the change log, and p50/p99 from a commit to its stream event
 and to its webhook's arrival, on the database of `--database`.
@@ -27,7 +30,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import changes, dataset, load, pocketbase, report, servers
+from bench import changes, dataset, load, pocketbase, report, servers, writes
 from bench.kit import KitMissing, kit_dir
 
 WORK = Path(os.environ.get("PB_BENCH_WORK", "/tmp/pb-bench"))
@@ -59,8 +62,10 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument(
         "--only",
         default="",
-        help="comma list of request labels (q0_ping … q6_total) and/or `changes` (the change log section)",
+        help="comma list of request labels (q0_ping … q9_count_none, w1_create, w2_update, w3_delete) "
+        "and/or `changes` (the change log section)",
     )
+    parser.add_argument("--no-writes", action="store_true", help="leave out the writes")
     parser.add_argument("--no-changes", action="store_true", help="leave out the change log section")
     parser.add_argument("--reuse", action="store_true", help="reuse the databases of the previous run")
     return parser.parse_args(argv)
@@ -107,15 +112,29 @@ def main(argv: list[str]) -> int:
     out.mkdir(parents=True, exist_ok=True)
     plan = load.Load(args.threads, args.connections, args.duration, args.warmup)
     reqs = load.requests(prepared.expected)
+    write_labels = () if args.no_writes else writes.LABELS
     if only:
         reqs = [r for r in reqs if r.label in only]
+        write_labels = tuple(label for label in write_labels if label in only)
     results: dict[str, dict[str, dict]] = {}
+    written: dict[str, dict[str, dict]] = {}
     for name in wanted:
         system = _system(name, prepared, args, work)
         if system is None:
             continue
         token = tokens.get(name, prepared.kit_token)
-        results[name] = _run_system(system, prepared, token, reqs, plan, out)
+        if reqs:
+            results[name] = _run_system(system, prepared, token, reqs, plan, out)
+        if write_labels and name in writes.SYSTEMS:
+            written[name] = writes.run(
+                _write_system(name, prepared, args, work),
+                token,
+                _store(name, prepared),
+                args.rows,
+                plan,
+                out,
+                write_labels,
+            )
     meta = {
         "database": args.database,
         "rows": args.rows,
@@ -128,7 +147,9 @@ def main(argv: list[str]) -> int:
         "cores": os.cpu_count(),
         "started": started,
     }
-    text = report.table(results, reqs, meta)
+    text = report.table(results, reqs, meta) if results else ""
+    if written:
+        text += ("\n" if text else "") + report.writes_table(written, meta)
     (out / "results.md").write_text(text)
     (out / "meta.json").write_text(json.dumps(meta))
     print(text)
@@ -168,6 +189,25 @@ def _system(
             return None
         return servers.directus_system(prepared.directus_db, work)
     raise SystemExit(f"bench/run: unknown system {name!r}")
+
+
+def _write_system(
+    name: str, prepared: dataset.Prepared, args: argparse.Namespace, work: Path
+) -> servers.System:
+    """The server the writes go to: as for the reads, but the floor is ours on SQLite too."""
+    if name == "floor":
+        return servers.floor_system(prepared.database, prepared.floor_url, args.floor_workers, writes=True)
+    system = _system(name, prepared, args, work)
+    assert system is not None
+    return system
+
+
+def _store(name: str, prepared: dataset.Prepared) -> writes.Store:
+    """The system's database, reached beside its server (bench/writes.py)."""
+    if name == "pocketbase":
+        return writes.Store(str(pocketbase.DATA / "data.db"), text_ids=True)
+    url = prepared.pb_url if name == "pb" else prepared.floor_url
+    return writes.Store(url.removeprefix("sqlite:///") if url.startswith("sqlite:") else url)
 
 
 def _run_system(

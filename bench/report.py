@@ -182,3 +182,52 @@ if __name__ == "__main__":
     import sys
 
     main(sys.argv[1])
+
+
+def writes_table(results: dict[str, dict[str, dict[str, Any]]], meta: dict[str, Any]) -> str:
+    """The writes (bench/writes.py): rps, p50, p99 and server CPU per request of each system, the ratios
+    to PocketBase and to the floor, and the target (on SQLite, each write ≥ 1.5 × PocketBase's rps)."""
+    from bench.writes import LABELS, TITLES
+
+    systems = [s for s in ("pb", "pocketbase", "floor") if s in results]
+    head = ["write"]
+    for system in systems:
+        head += [f"{NAMES[system]} rps", "p50 ms", "p99 ms", "CPU µs/req"]
+    head += [f"pb/{NAMES[s]} rps" for s in systems if s != "pb"]
+    head += ["pb CPU / floor CPU" if "floor" in systems else "", "load avg (pb run)"]
+    head = [cell for cell in head if cell]
+    lines = [
+        f"Writes, {meta['database']}, {meta['rows']:,} rows; wrk -t{meta['threads']} -c{meta['connections']} "
+        f"-d{meta['duration']}s, every request on a distinct id; pb_headless with its change log on",
+        "",
+        "| " + " | ".join(head) + " |",
+        "|---|" + "---:|" * (len(head) - 1),
+    ]
+    pb = results.get("pb", {})
+    for label in LABELS:
+        if not any(label in results[s] for s in systems):
+            continue
+        row = [TITLES[label]]
+        for system in systems:
+            row += _cells(results[system].get(label))
+        row += [_ratio(pb.get(label), results[s].get(label)) for s in systems if s != "pb"]
+        if "floor" in systems:
+            a, b = pb.get(label), results["floor"].get(label)
+            row.append(f"{_cpu(a) / _cpu(b):.2f}×" if _cpu(a) and _cpu(b) else "–")
+        row.append(pb[label]["load_average"] if label in pb else "–")
+        lines.append("| " + " | ".join(row) + " |")
+    errors = [
+        f"{NAMES[s]} {label}: {x['err_status']} non-2xx, {x['err_timeout']} timeouts"
+        for s in systems
+        for label, x in results[s].items()
+        if x["err_status"] or x["err_timeout"]
+    ]
+    lines += ["", *(f"- !! {line}" for line in errors)]
+    if meta["database"] == "sqlite":
+        lines += ["Targets:", ""]
+        for label in LABELS:
+            a, b = pb.get(label), results.get("pocketbase", {}).get(label)
+            ok = a["rps"] >= 1.5 * b["rps"] if a and b else None
+            state = "met" if ok else "NOT met" if ok is not None else "not measured"
+            lines.append(f"- [{state}] {label}: rps ≥ 1.5 × PocketBase ({_ratio(a, b)})")
+    return "\n".join(lines) + "\n"

@@ -196,11 +196,16 @@ def pb_system(url: str, workers: int, server: str) -> System:
     )
 
 
-def floor_system(kind: str, floor_url: str, workers: int) -> System:
-    """The kit's floor app on SQLite; our async-driver floor on PostgreSQL and MariaDB. Same server
-    stack as pb (uvicorn, uvloop, httptools) so only the application differs."""
+def floor_system(kind: str, floor_url: str, workers: int, writes: bool = False) -> System:
+    """The kit's floor app on SQLite; our async-driver floor on PostgreSQL and MariaDB, and on SQLite
+    for the writes (the kit's floor only reads). Same server stack as pb (uvicorn, uvloop, httptools)
+    so only the application differs."""
     port = PORTS["floor"]
-    if kind == "sqlite":
+    if kind == "sqlite" and writes:
+        command, env = uvicorn(
+            "bench.floor_async:app", port, workers, {"FLOOR_URL": f"sqlite:///{floor_url}"}
+        )
+    elif kind == "sqlite":
         command, env = uvicorn("app:app", port, workers, {"FLOOR_DB": floor_url})
         command += ["--app-dir", str(kit_dir() / "floor")]
     else:
