@@ -6,6 +6,7 @@
     bash bench/run --database mariadb           # pb and the aiomysql floor
     bash bench/run --systems pb --duration 5    # a quick look at pb alone
     bash bench/run --only changes --database postgresql   # the change log section alone
+    bash bench/run --only writers               # the change log under 16 writers, PostgreSQL
 
 After the reads come the writes (bench/writes.py, `--no-writes` leaves them out): create, update and
 delete under wrk on pb_headless, PocketBase and the floor, in a table of their own.
@@ -30,7 +31,7 @@ import time
 from datetime import UTC, datetime
 from pathlib import Path
 
-from bench import changes, dataset, load, pocketbase, report, servers, writes
+from bench import changes, dataset, load, pocketbase, report, servers, writers, writes
 from bench.kit import KitMissing, kit_dir
 
 WORK = Path(os.environ.get("PB_BENCH_WORK", "/tmp/pb-bench"))
@@ -79,6 +80,9 @@ def main(argv: list[str]) -> int:
     )
     if only == {"changes"}:  # the change log section alone: no rows, no wrk, no peers
         return _changes_section(args.database, None)
+    if only == {"writers"}:  # the change log under 16 writers, PostgreSQL (bench/writers.py)
+        print(writers.measure(writers.ROWS, min(args.duration, 10), args.warmup, 2)["text"])
+        return 0
     if args.floor_workers is None:
         args.floor_workers = args.workers
     try:

@@ -6,6 +6,9 @@ benchmark measures serving, not refusing.
 
     PB_BENCH_URL=sqlite:////tmp/pb-bench/sqlite-100000/pb.db uvicorn bench.host:app --workers 2
 
+With `PB_BENCH_CHANGE_LOG=0` the API runs without its change log (`change_log=False`: no trigger is
+installed; bench/writers.py serves a database that never had one).
+
 With `PB_BENCH_KEEP_SESSION=1` on PostgreSQL, asyncpg's pool gives connections back without resetting
 their session (docs/deployment.md, "PostgreSQL: one round trip less per request"); bench/pool_reset.py
 compares the two.
@@ -67,4 +70,7 @@ def create_app(url: str, **options: Any) -> CORSMiddleware:
     return CORSMiddleware(site, api=api)
 
 
-app = create_app(os.environ.get("PB_BENCH_URL", "sqlite:////tmp/pb-bench/sqlite-100000/pb.db"))
+app = create_app(
+    os.environ.get("PB_BENCH_URL", "sqlite:////tmp/pb-bench/sqlite-100000/pb.db"),
+    **({"change_log": False} if os.environ.get("PB_BENCH_CHANGE_LOG") == "0" else {}),
+)
