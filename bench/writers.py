@@ -36,7 +36,7 @@ from bench.servers import CLK_TCK, System
 HERE = Path(__file__).resolve().parent
 WORK = Path(os.environ.get("PB_BENCH_WORK", "/tmp/pb-bench"))
 PORT = 8070 + int(os.environ.get("PB_BENCH_PORT_OFFSET", "0"))
-WRK = ("wrk", "-t1", "-c8", "--timeout", "10s", "--latency", "-s")  # the script follows -d
+WRK = ("wrk", "-t1", "-c8", "--timeout", "10s", "--latency")
 ROWS = 10_000  # the head row's turns do not depend on the table's size
 TARGET = 0.15  # at most 15 % fewer creates per second with the change log
 
