@@ -116,6 +116,13 @@ class Store:
             )
         self.run(sql, first=first, last=last, mark=MARK)
 
+    def first_free(self) -> int:
+        """The first id of the rows put in for the deletes: past every row there is (a create's key
+        comes after the highest ever used), and at least FIRST_DELETE. PocketBase makes random ids."""
+        if self.text_ids:
+            return FIRST_DELETE
+        return max(FIRST_DELETE, int(self.run("SELECT coalesce(max(id), 0) FROM articles")) + 1)
+
     def marked(self) -> int:
         return int(self.run("SELECT count(*) FROM articles WHERE title = :mark", mark=MARK))
 
@@ -212,7 +219,8 @@ def run(
             if kind == "delete":
                 # Rows enough for three times the rate of creates, split between warm-up and run.
                 room = int(max(20_000, 3 * max(created_rps, 1_000) * (plan.warmup + plan.duration)))
-                store.prefill(FIRST_DELETE, room)
+                env["WRITE_FIRST"] = str(store.first_free())
+                store.prefill(int(env["WRITE_FIRST"]), room)
             result = _measure(system, label, path, env, plan, out, room if kind == "delete" else 0)
             if kind == "create":
                 created_rps = result["rps"]
@@ -253,21 +261,16 @@ def _measure(
     warm_file = out / f"{system.name}.{label}.warmup.json"
     subprocess.run(
         [*base, f"-d{plan.warmup}s", url],
-        env={
-            **os.environ,
-            **env,
-            "WRITE_PATH": path,
-            "WRITE_FIRST": env.get("WRITE_FIRST", str(FIRST_DELETE)),
-            "WRK_OUT": str(warm_file),
-        },
+        env={**os.environ, **env, "WRITE_PATH": path, "WRK_OUT": str(warm_file)},
         check=True,
         stdout=subprocess.DEVNULL,
         timeout=plan.warmup + 60,
     )
-    first = env.get("WRITE_FIRST", str(FIRST_DELETE))
+    start = int(env.get("WRITE_FIRST", "1"))
+    first = str(start)
     if room:
         warm = json.loads(warm_file.read_text())
-        first = str(FIRST_DELETE + plan.threads * (warm["requests"] + plan.connections + 1))
+        first = str(start + plan.threads * (warm["requests"] + plan.connections + 1))
     time.sleep(plan.drain)
     result_file = out / f"{system.name}.{label}.json"
     load_average = " ".join(Path("/proc/loadavg").read_text().split()[:3])
@@ -283,7 +286,7 @@ def _measure(
     elapsed = time.monotonic() - started
     ticks = system.cpu_ticks() - ticks
     result = json.loads(result_file.read_text())
-    if room and int(first) - FIRST_DELETE + plan.threads * (result["requests"] + plan.connections) > room:
+    if room and int(first) - start + plan.threads * (result["requests"] + plan.connections) > room:
         print(
             f"  !! {system.name} {label}: the deletes may have run past the rows put in for them",
             file=sys.stderr,
