@@ -107,7 +107,7 @@ class Store:
         elif self.kind == "postgresql":
             sql = (
                 f"INSERT INTO articles ({columns}) SELECT g, :mark, 'to delete', 'w' "
-                "FROM generate_series(:first, :last) AS g"
+                "FROM generate_series(CAST(:first AS integer), CAST(:last AS integer)) AS g"
             )
         else:  # MariaDB's sequence engine
             sql = (
