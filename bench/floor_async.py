@@ -235,6 +235,7 @@ async def open_pool():
         pool = await asyncpg.create_pool(URL, min_size=POOL_SIZE, max_size=POOL_SIZE)
     else:
         import aiomysql
+        from pymysql.constants.CLIENT import FOUND_ROWS
 
         pool = await aiomysql.create_pool(
             host=parts.hostname,
@@ -246,6 +247,7 @@ async def open_pool():
             maxsize=POOL_SIZE,
             autocommit=True,
             init_command="SET time_zone = '+00:00'",
+            client_flag=FOUND_ROWS,  # an UPDATE counts the rows it found, as on the other databases
         )
 
 
