@@ -18,6 +18,7 @@ KEPT_FIXED = 64  # compiled statements of the library's own constant queries (a 
 KEPT_BUILT = 256  # token look-ups kept built, by the row the database gave
 KEPT_STEADY = 256  # constant queries' rows (the token look-up), by values and SQLite's data version
 KEPT_PLANS = 512  # read plans, by object and query string as written (query strings of at most:)
+KEPT_PLAN_BYTES = 2 * 1024 * 1024  # and their size: a plan holds its filters' values (`in` lists)
 KEPT_PLAN_QUERY = 1024  # bytes; a longer query string is planned on every request
 
 
@@ -62,7 +63,7 @@ class Caches:
         self.statements: Bounded[object, object] = Bounded(KEPT_STATEMENTS, KEPT_STATEMENT_BYTES)
         self.fixed: Bounded[object, object] = Bounded(KEPT_FIXED)
         self.built: Bounded[object, object] = Bounded(KEPT_BUILT)
-        self.plans: Bounded[object, object] = Bounded(KEPT_PLANS)
+        self.plans: Bounded[object, object] = Bounded(KEPT_PLANS, KEPT_PLAN_BYTES)
         self.steady: Bounded[object, object] = Bounded(KEPT_STEADY)
         self.totals = Totals()
         self.searches = SearchShares()  # searches running per token (budget.py): at most one entry each
@@ -75,7 +76,9 @@ class Caches:
             "fixed": len(self.fixed),
             "built": len(self.built),
             "plans": len(self.plans),
+            "plan_bytes": self.plans.bytes,
             "steady": len(self.steady),
             "totals": self.totals.size(),
+            "total_bytes": self.totals.bytes,
             "searches": len(self.searches),
         }

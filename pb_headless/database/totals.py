@@ -26,6 +26,9 @@ log = logging.getLogger("pb_headless")
 STALE_AFTER = 5.0  # seconds a count may lag behind writes that bypass the library
 RECOUNT_FACTOR = 20  # a count that takes long is retaken at most every 20 times its duration
 KEPT_COUNTS = 1024  # distinct filtered counts kept per API object
+KEPT_COUNT_BYTES = 1024 * 1024  # and their keys' size: a key holds the count's SQL and its values
+ENTRY_BYTES = 200  # what an entry holds beside its key's text and values (tracemalloc, PostgreSQL)
+VALUE_BYTES = 64  # one of a key's values (an int, a short string, a name and value pair) and its place
 
 
 class Totals:
@@ -39,6 +42,8 @@ class Totals:
 
     def __init__(self) -> None:
         self._counts: OrderedDict[Hashable, tuple[Hashable, float, int, float]] = OrderedDict()
+        self._weights: dict[Hashable, int] = {}  # each kept key's bytes (`key_bytes`)
+        self.bytes = 0
         self._running: dict[tuple[Hashable, Hashable], asyncio.Future[int]] = {}
         self._background: set[asyncio.Task[int]] = set()
 
@@ -71,6 +76,10 @@ class Totals:
 
     def size(self) -> int:
         return len(self._counts)
+
+    def kept_keys(self) -> list[Hashable]:
+        """The keys of the counts kept now, oldest use first (what a test or an operator looks at)."""
+        return list(self._counts)
 
     async def settled(self) -> None:
         """Wait for the recounts under way (for tests and orderly shutdowns)."""
@@ -107,10 +116,25 @@ class Totals:
         future.set_result(total)
         self._counts[key] = (version, taken, total, time.monotonic() - taken)
         self._counts.move_to_end(key)
-        while len(self._counts) > KEPT_COUNTS:
-            self._counts.popitem(last=False)
+        if key not in self._weights:
+            self._weights[key] = weight = key_bytes(key)
+            self.bytes += weight
+        while len(self._counts) > KEPT_COUNTS or (self.bytes > KEPT_COUNT_BYTES and len(self._counts) > 1):
+            evicted, _ = self._counts.popitem(last=False)
+            self.bytes -= self._weights.pop(evicted)
         return total
 
 
-class _CutOff(Exception):
-    """The count another request was making for this one was cut off."""
+def key_bytes(key: Hashable) -> int:
+    """What a count's key holds, roughly: its SQL text and its values (MariaDB's: name and value
+    pairs). On PostgreSQL a long `in` list makes both long (a `CAST($n AS BIGINT)` per value), so a
+    bound in entries alone let 1,024 keys hold megabytes."""
+    return ENTRY_BYTES + _part_bytes(key)
+
+
+def _part_bytes(part: object) -> int:
+    if isinstance(part, (str, bytes)):
+        return len(part)
+    if isinstance(part, tuple):
+        return sum(VALUE_BYTES + _part_bytes(item) for item in part)
+    return 0

@@ -36,6 +36,9 @@ from pb_headless.query.paging import (
 )
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
+PLAN_BYTES = 2000  # a kept plan, its derived shapes and its query string (tracemalloc, PostgreSQL)
+PLAN_VALUE_BYTES = 80  # one value a filter binds: the value and the condition's share of it
+
 __all__ = [
     "COUNT_MODES",
     "MAX_LIST_VALUES",
@@ -93,6 +96,12 @@ class ShowPlan:
         Not a field: `dataclasses.replace` gives the new plan an empty one."""
         return {}
 
+    @property
+    def weight(self) -> int:
+        """The bytes a kept plan holds, roughly (`caches.plans` bounds their sum): itself, what is
+        derived from it and its query string, and each value its filters bind."""
+        return PLAN_BYTES
+
 
 @dataclass(frozen=True)
 class ListPlan(ShowPlan):
@@ -111,6 +120,11 @@ class ListPlan(ShowPlan):
         """The related objects' `query` narrowings its path filters call (compiler `_related_rows`):
         like the object's own, they may read the clock, so the statement is compiled every time."""
         return tuple(c.relation.query for c in self.conditions if c.relation is not None and c.relation.query)
+
+    @property
+    def weight(self) -> int:
+        values = sum(condition.bound_values for condition in self.conditions)
+        return PLAN_BYTES + PLAN_VALUE_BYTES * values + sum(len(term) for term in self.search)
 
     @property
     def reads_past(self) -> bool:

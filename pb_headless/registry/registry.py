@@ -29,6 +29,7 @@ log = logging.getLogger("pb_headless")
 # What `add_source` takes: an async callable giving declarations (the constructor's tables).
 DeclarationProvider = Callable[[Database], Awaitable[Mapping[str, Declaration]]]
 ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "mysql": "mysql+aiomysql"}
+KNOWN_DRIVERS = ("asyncpg", "aiomysql", "asyncmy", "aiosqlite")  # a URL naming one of these keeps it
 
 
 class Catalog(Mapping[str, ObjectSpec]):
@@ -194,6 +195,8 @@ class ApiRegistry:
         if key not in self._engines:
             url = database.url
             driver = ASYNC_DRIVERS.get("mysql" if url.dialect == "mariadb" else url.dialect, url.scheme)
+            if url.driver in KNOWN_DRIVERS:  # `mysql+asyncmy://`: reflect with the host's own driver
+                driver = f"{driver.partition('+')[0]}+{url.driver}"
             # The URL's query holds `databases`' own options (min_size, max_size, pool_recycle, ssl,
             # unix_socket), which SQLAlchemy would hand the driver as unknown keywords: the engine gets
             # the bare URL and, of those options, the ones that concern the connection.

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import itertools
 import os
+import sys
 
 import pytest
 
 from pb_headless.constructor import ApiTab, ConstructorField, ConstructorTable
-from pb_headless.database import caches
+from pb_headless.database import caches, totals
 from tests.support.constructor import constructor_host
 
 NAMES = ("title", "lead", "rubric", "rank", "score", "views")
@@ -84,3 +85,50 @@ async def test_a_flood_of_distinct_statement_shapes_leaves_the_caches_at_their_b
     assert sizes["totals"] <= 1024 and sizes["built"] <= caches.KEPT_BUILT
     assert 0 < sizes["plans"] <= caches.KEPT_PLANS and sizes["steady"] <= caches.KEPT_STEADY
     assert grown < ALLOWED_GROWTH, f"RSS grew by {grown / 2**20:.1f} MB over {SHAPES - MEASURED_FROM} shapes"
+
+
+def held_bytes(value) -> int:
+    """The bytes a count's key really holds: its text, its tuples and their values."""
+    size = sys.getsizeof(value)
+    if isinstance(value, tuple):
+        size += sum(held_bytes(item) for item in value)
+    return size
+
+
+def long_in_lists(count: int):
+    """`count` distinct shapes, each with an `in` list of 90 to 100 values (issue 34.7)."""
+    subsets = [",".join(s) for size in range(1, len(NAMES) + 1) for s in itertools.combinations(NAMES, size)]
+    shapes = (
+        f"fields={fields}&filter[rank][in]={numbers(0, length)}"
+        for length in range(100, 89, -1)
+        for fields in subsets
+    )
+    return itertools.islice(shapes, count)
+
+
+async def test_distinct_long_filters_keep_counts_and_plans_within_their_bytes(database, host_factory):
+    """Counts and plans were bounded in entries only: on PostgreSQL a count's key holds its SQL (a
+    `CAST($n AS BIGINT)` per `in` value) and its values, and a plan its values, so 15,000 shapes with
+    long `in` lists grew RSS by 11 MB and rising. Each now has a bound in bytes as well."""
+    text = {"title": "t", "lead": "l", "rubric": "r"}
+    rows = [dict.fromkeys(("rank", "score", "views"), n) | text for n in range(50)]
+
+    async def unlimited(db, registry=None, **options):
+        return await host_factory(db, registry, rate_limit=10**9, **options)
+
+    site = await constructor_host(database, unlimited, NOTES, TAB, rows)
+    for query in long_in_lists(300):
+        response = await site.client.get(f"{URL}?{query}&limit=2", headers=site.headers)
+        assert response.status_code == 200, response.text
+        assert response.json()["meta"]["total"] == 50
+    sizes = site.api.caches.sizes()
+    kept = site.api.caches.totals.kept_keys()
+    assert 0 < len(kept) < 300  # the bytes, not the 1,024 entries, made room
+    assert sum(held_bytes(key) for key in kept) <= totals.KEPT_COUNT_BYTES
+    assert all(totals.key_bytes(key) >= held_bytes(key) for key in kept)  # the estimate is not low
+    assert sizes["total_bytes"] <= totals.KEPT_COUNT_BYTES
+    assert 0 < sizes["plans"] < 300 and sizes["plan_bytes"] <= caches.KEPT_PLAN_BYTES
+    # What was evicted is counted again, with the same answer.
+    first = next(iter(long_in_lists(1)))
+    response = await site.client.get(f"{URL}?{first}&limit=2", headers=site.headers)
+    assert response.status_code == 200 and response.json()["meta"]["total"] == 50

@@ -17,9 +17,14 @@ from sqlalchemy.pool import NullPool
 from pb_headless import install
 
 DATABASE_KINDS = ("sqlite", "postgresql", "mariadb")
+# The MariaDB driver: aiomysql (`mysql://`, what `databases` picks) or asyncmy (docs/hosting.md).
+MARIADB_DRIVER = os.environ.get("PB_TEST_MARIADB_DRIVER", "aiomysql")
 SERVERS = {
     "postgresql": os.environ.get("PB_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"),
-    "mariadb": os.environ.get("PB_TEST_MARIADB_URL", "mysql://root@127.0.0.1:3306/test"),
+    "mariadb": os.environ.get(
+        "PB_TEST_MARIADB_URL",
+        "mysql://root@127.0.0.1:3306/test" if MARIADB_DRIVER == "aiomysql" else f"mysql+{MARIADB_DRIVER}://root@127.0.0.1:3306/test",
+    ),
 }
 # Each test session works in a database of its own, so parallel runs on one server never collide.
 SESSION_DATABASE = f"pbt_{os.getpid()}_{uuid.uuid4().hex[:6]}"
@@ -38,6 +43,8 @@ def url_for(kind: str, folder: Path) -> str:
 
 def async_engine_url(url: str, kind: str) -> str:
     plain, driver = ASYNC_URLS[kind]
+    if url.startswith(driver.split("+")[0] + "+"):  # a URL that names its driver keeps it
+        return url
     return url.replace(plain, driver, 1)
 
 
