@@ -200,7 +200,8 @@ class ApiRegistry:
             # The URL's query holds `databases`' own options (min_size, max_size, pool_recycle, ssl,
             # unix_socket), which SQLAlchemy would hand the driver as unknown keywords: the engine gets
             # the bare URL and, of those options, the ones that concern the connection.
-            bare = str(url.replace(driver=None, query="")).replace(url.scheme, driver, 1)
+            plain = url.replace(driver=None, query="")
+            bare = str(plain).replace(plain.scheme, driver, 1)
             self._engines[key] = create_async_engine(
                 bare, poolclass=NullPool, connect_args=_connect_options(database)
             )
