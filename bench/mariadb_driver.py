@@ -31,16 +31,18 @@ from starlette.routing import Mount
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.dataset import ARTICLES, ARTICLES_TAB  # noqa: E402
-from pb_headless import ApiRegistry, HeadlessAPI, TokenStore, install  # noqa: E402
-from pb_headless.constructor import ApiTabStore, ConstructorSource, create_table  # noqa: E402
+from bench.dataset import ARTICLES, ARTICLES_TAB
+from pb_headless import ApiRegistry, HeadlessAPI, TokenStore, install
+from pb_headless.constructor import ApiTabStore, ConstructorSource, create_table
 
 DRIVERS = ("aiomysql", "asyncmy")
 TURN = 200  # pages per driver before the other driver's turn
 
 
 async def admin(server: str, sql: str) -> None:
-    engine = create_async_engine(server.replace("mysql://", "mysql+aiomysql://", 1), isolation_level="AUTOCOMMIT")
+    engine = create_async_engine(
+        server.replace("mysql://", "mysql+aiomysql://", 1), isolation_level="AUTOCOMMIT"
+    )
     try:
         async with engine.connect() as connection:
             await connection.execute(sa.text(sql))
@@ -95,7 +97,7 @@ class Served:
 
 async def measure(served: dict[str, Served], requests: int, query: str) -> dict[str, tuple[float, float]]:
     spent = {name: [0.0, 0.0, 0] for name in served}
-    for name, one in served.items():  # warm up: plans, statements and connections made
+    for one in served.values():  # warm up: plans, statements and connections made
         for _ in range(50):
             response = await one.client.get(f"/api/pb/v1/objects/articles?{query}", headers=one.headers)
             assert response.status_code == 200, response.text
@@ -143,7 +145,9 @@ async def main() -> int:
             ("filter + sort", f"per_page={args.per_page}&filter[category]=c3&sort=-published_at"),
         ):
             figures = await measure(served, args.requests, query)
-            line = "  ".join(f"{driver} {cpu:6.0f} µs {rate:5.0f} req/s" for driver, (cpu, rate) in figures.items())
+            line = "  ".join(
+                f"{driver} {cpu:6.0f} µs {rate:5.0f} req/s" for driver, (cpu, rate) in figures.items()
+            )
             print(f"{label:<18} {line}")
     finally:
         for one in served.values():

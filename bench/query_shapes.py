@@ -35,7 +35,19 @@ REPOSITORY = Path(__file__).resolve().parents[1]
 PYTHON = sys.executable
 SERVERS = {"postgresql": "postgresql://postgres@127.0.0.1:5432", "mariadb": "mysql://root@127.0.0.1:3306"}
 FIELDS = ("title", "body", "category", "price", "views", "featured", "published_at", "author_id")
-SORTS = ("", "id", "-id", "title", "-title", "price", "-price", "views", "-views", "published_at", "-published_at")
+SORTS = (
+    "",
+    "id",
+    "-id",
+    "title",
+    "-title",
+    "price",
+    "-price",
+    "views",
+    "-views",
+    "published_at",
+    "-published_at",
+)
 CLIENTS = 4
 PER_ADDRESS = 100  # requests from one client address (the site trusts 127.0.0.1 as its proxy)
 
@@ -45,7 +57,9 @@ def shapes() -> Iterator[str]:
     `filter[views][in]` list of every length from 1 to 100 (the most a list takes) in turn, so long
     lists come from the start, as an attacker would send them."""
     subsets = [
-        ",".join(subset) for size in range(1, len(FIELDS) + 1) for subset in itertools.combinations(FIELDS, size)
+        ",".join(subset)
+        for size in range(1, len(FIELDS) + 1)
+        for subset in itertools.combinations(FIELDS, size)
     ]
     for fields, sort, related in itertools.product(subsets, SORTS, (False, True)):
         for length in range(1, 101):
@@ -136,7 +150,8 @@ async def flood(base: str, token: str, pid: int, total: int) -> list[tuple[int, 
                     _, rss, cpu, at = marks[-1]
                     _, _, cpu0, at0 = marks[-2]
                     print(
-                        f"{done:>7} shapes  RSS {rss / 2**20:6.1f} MB  CPU {1e6 * (cpu - cpu0) / 1000:6.0f} µs/req  "
+                        f"{done:>7} shapes  RSS {rss / 2**20:6.1f} MB  "
+                        f"CPU {1e6 * (cpu - cpu0) / 1000:6.0f} µs/req  "
                         f"{1000 / (at - at0):5.0f} req/s",
                         flush=True,
                     )
@@ -194,7 +209,10 @@ def main() -> int:
         for start in (1000, 3000):
             found = [rss for done, rss, _, _ in marks if done == start]
             if found:
-                print(f"RSS growth from {start:,} to {marks[-1][0]:,} shapes: {(end - found[0]) / 2**20:+.1f} MB")
+                print(
+                    f"RSS growth from {start:,} to {marks[-1][0]:,} shapes: "
+                    f"{(end - found[0]) / 2**20:+.1f} MB"
+                )
         cpu = (marks[-1][2] - marks[0][2]) / max(1, marks[-1][0])
         print(f"server CPU {cpu * 1e6:.0f} µs/req over the run; RSS at the end {end / 2**20:.1f} MB")
     finally:

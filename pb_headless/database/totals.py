@@ -138,3 +138,7 @@ def _part_bytes(part: object) -> int:
     if isinstance(part, tuple):
         return sum(VALUE_BYTES + _part_bytes(item) for item in part)
     return 0
+
+
+class _CutOff(Exception):
+    """The count another request was making for this one was cut off."""

@@ -23,7 +23,9 @@ SERVERS = {
     "postgresql": os.environ.get("PB_TEST_POSTGRES_URL", "postgresql://postgres@127.0.0.1:5432/test"),
     "mariadb": os.environ.get(
         "PB_TEST_MARIADB_URL",
-        "mysql://root@127.0.0.1:3306/test" if MARIADB_DRIVER == "aiomysql" else f"mysql+{MARIADB_DRIVER}://root@127.0.0.1:3306/test",
+        "mysql://root@127.0.0.1:3306/test"
+        if MARIADB_DRIVER == "aiomysql"
+        else f"mysql+{MARIADB_DRIVER}://root@127.0.0.1:3306/test",
     ),
 }
 # Each test session works in a database of its own, so parallel runs on one server never collide.
