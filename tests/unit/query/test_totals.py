@@ -86,3 +86,17 @@ async def test_a_request_sharing_a_count_whose_counter_was_cut_off_counts_itself
     count.release.set()
     assert await sharer == 42  # its own count, not the other request's cancel
     assert counter.cancelled() and count.calls == 2
+
+
+async def test_counts_of_long_statements_are_bounded_in_bytes_and_the_newest_stays() -> None:
+    """A key holds its count's SQL and values; on PostgreSQL a 100-value `in` list makes it kilobytes."""
+    kept, count = Totals(), SlowCount(5)
+    count.release.set()
+    sql = "SELECT count(*) FROM t WHERE v IN (" + ", ".join(f"CAST(${n} AS BIGINT)" for n in range(100)) + ")"
+    keys = [(sql + f" -- {n}", tuple(range(100))) for n in range(1000)]
+    for key in keys:
+        assert await kept.total(key, 1, count) == 5
+    assert kept.bytes <= totals.KEPT_COUNT_BYTES
+    assert 0 < kept.size() < 1000 and kept.kept_keys()[-1] == keys[-1]
+    assert kept.bytes == sum(totals.key_bytes(key) for key in kept.kept_keys())
+    assert await kept.total(keys[-1], 1, count) == 5 and count.calls == 1000  # still kept: no recount
