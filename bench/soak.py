@@ -55,6 +55,7 @@ class Tally:
     samples: list[str] = field(default_factory=list)  # a few unexpected answers, to show
     frozen: Counter[str] = field(default_factory=Counter)  # 503s of requests under way in a freeze
     latencies: list[float] = field(default_factory=list)
+    seconds: Counter[str] = field(default_factory=Counter)  # time spent per kind of request
     rss: list[tuple[int, int, float]] = field(default_factory=list)  # (requests, RSS bytes, elapsed s)
 
 
@@ -112,6 +113,7 @@ class Soak:
         seconds = ended - began
         expected = expected_status(kind, response)
         tally.statuses[(kind, response.status_code)] += 1
+        tally.seconds[kind] += seconds
         if response.status_code == 503 and self.freezer and self.freezer.overlaps(began, ended):
             tally.frozen[kind] += 1  # under way while the database was frozen: 503 is its answer
         elif response.status_code != expected:
@@ -142,6 +144,12 @@ def rss_of(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for process {pid}")
 
 
+def cpu_seconds_of(pid: int) -> float:
+    # /proc/<pid>/stat: utime and stime, in clock ticks, are the 14th and 15th fields (after the name).
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def report(tally: Tally, total: int, elapsed: float, timed_out: bool) -> bool:
     print()
     print(
@@ -154,6 +162,11 @@ def report(tally: Tally, total: int, elapsed: float, timed_out: bool) -> bool:
             f"latency   p50 {p(0.5):.1f} ms  p95 {p(0.95):.1f} ms  p99 {p(0.99):.1f} ms  "
             f"max {ordered[-1] * 1000:.0f} ms  mean {statistics.fmean(ordered) * 1000:.1f} ms"
         )
+    counts = Counter(kind for kind, _ in tally.statuses.elements())
+    print(
+        "mean ms   "
+        + ", ".join(f"{kind} {tally.seconds[kind] / counts[kind] * 1000:.1f}" for kind in sorted(counts))
+    )
     print(
         "answers   "
         + ", ".join(f"{kind} {status}: {count}" for (kind, status), count in sorted(tally.statuses.items()))
@@ -275,8 +288,13 @@ def soak(
         + (f", PostgreSQL frozen {args.freeze_for:.0f} s every {args.freeze_every:.0f} s" if freezer else ""),
         flush=True,
     )
+    cpu_before = cpu_seconds_of(pid)
     tally = asyncio.run(runner.run())
-    return report(tally, args.requests, time.monotonic() - started, runner.timed_out)
+    passed = report(tally, args.requests, time.monotonic() - started, runner.timed_out)
+    if tally.done:
+        cpu = cpu_seconds_of(pid) - cpu_before
+        print(f"CPU       the instance: {cpu:.1f} s, {cpu / tally.done * 1e6:.0f} µs a request")
+    return passed
 
 
 def main() -> int:
