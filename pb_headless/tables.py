@@ -76,6 +76,10 @@ changes = sa.Table(
     sa.Column("row_key", sa.String(255), nullable=False),
     sa.Column("op", sa.String(6), nullable=False),  # create | update | delete
     sa.Column("changed_at", sa.DateTime, nullable=False),
+    # The objects that served the row before and after the change, each as `|name|` (empty: none);
+    # NULL in both when the trigger could not tell (docs/changes.md, "Which changes an object shows").
+    sa.Column("seen_before", sa.Text, nullable=True),
+    sa.Column("seen_after", sa.Text, nullable=True),
     sa.Index("pb_changes_table_position", "table_name", "position"),
 )
 

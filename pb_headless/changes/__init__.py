@@ -11,6 +11,7 @@ from pb_headless.changes.cursor import decode_cursor, encode_cursor
 from pb_headless.changes.hub import ChangeHub
 from pb_headless.changes.log import Change, bounds, changes_after
 from pb_headless.changes.retention import prune
+from pb_headless.changes.visibility import WatchedTable, watched_tables
 from pb_headless.state.snapshot import Snapshot
 
 __all__ = [
@@ -32,6 +33,6 @@ async def follow_catalog(hub: ChangeHub, snapshot: Snapshot) -> None:
     await hub.follow(snapshot.version, tables, snapshot.settings)
 
 
-def _published_tables(snapshot: Snapshot) -> dict[str, str]:
-    """Published table → its key column."""
-    return {spec.table.name: str(spec.pk.column.name) for spec in snapshot.catalog.values()}
+def _published_tables(snapshot: Snapshot) -> dict[str, WatchedTable]:
+    """Published table → its key column and the rows each object publishing it serves."""
+    return watched_tables(snapshot.catalog)

@@ -46,7 +46,8 @@ async def read_page(reader: Reader, since: int, limit: int) -> FeedPage:
     edges = await bounds(reader.database)
     if since < edges.pruned:
         raise CursorExpired()
-    found = await latest_per_row(reader.database, reader.spec.table.name, since, edges.head, limit + 1)
+    spec = reader.spec
+    found = await latest_per_row(reader.database, spec.table.name, since, edges.head, limit + 1, spec.name)
     has_more = len(found) > limit
     found = found[:limit]
     entries = []

@@ -21,7 +21,7 @@ from databases import Database
 from pb_headless.changes.log import bounds, entries_between
 from pb_headless.changes.recent import RecentChanges
 from pb_headless.changes.retention import prune, retention_days
-from pb_headless.changes.triggers import sync_triggers
+from pb_headless.changes.triggers import Tables, sync_triggers
 from pb_headless.errors import RateLimited, ServiceUnavailable
 from pb_headless.tables import changes
 
@@ -80,7 +80,7 @@ class ChangeHub:
         makes no coroutine for it."""
         return self.enabled and (self._synced != version or time.monotonic() >= self._next_prune)
 
-    async def follow(self, version: Any, tables: Mapping[str, str], settings: Mapping[str, str]) -> None:
+    async def follow(self, version: Any, tables: Tables, settings: Mapping[str, str]) -> None:
         """Install and remove triggers when the catalog version moved; start pruning when it is due."""
         if not self.enabled:
             return

@@ -18,6 +18,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.changes.triggers import HEAD_ID, PRUNED_ID
+from pb_headless.changes.visibility import SEPARATOR, is_seen_by
 from pb_headless.tables import changes, state
 
 _READ = sa.select(state.c.id, state.c.version).where(state.c.id.in_((HEAD_ID, PRUNED_ID)))
@@ -32,6 +33,16 @@ class Change:
     key: str
     op: str
     at: datetime  # aware, UTC
+    seen_before: str | None = None  # the objects that served the row before, `|name|` each; None: not known
+    seen_after: str | None = None  # ... and after the change
+
+    def is_seen_by(self, name: str) -> bool:
+        """Whether the object served the row before or after the change (not known: it did)."""
+        return is_seen_by(self.seen_before, name) or is_seen_by(self.seen_after, name)
+
+    def left(self, name: str) -> bool:
+        """Whether the row left the object's view with this change (it served it before, not after)."""
+        return self.seen_after is not None and not is_seen_by(self.seen_after, name)
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,14 +79,28 @@ async def entries_between(
     return [_change(row) for row in rows]
 
 
+def seen_by(name: str) -> sa.ColumnElement[bool]:
+    """The entries of changes to rows the object served before or after them (docs/changes.md, "Which
+    changes an object shows"); entries that do not know (NULL) are kept, as before they knew."""
+    literal = f"{SEPARATOR}{name}{SEPARATOR}".replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+    pattern = sa.bindparam("seen_by", f"%{literal}%", type_=sa.Text)  # '%' only in a value, never in SQL
+    return sa.or_(
+        changes.c.seen_after.is_(None),
+        changes.c.seen_before.like(pattern, escape="\\"),
+        changes.c.seen_after.like(pattern, escape="\\"),
+    )
+
+
 async def latest_per_row(
-    database: Database, table: str, position: int, head: int, limit: int
+    database: Database, table: str, position: int, head: int, limit: int, name: str | None = None
 ) -> list[Change]:
     """For each row of `table` changed in `(position, head]`, its latest entry, in the order of those
-    entries; at most `limit`. A row changed again later moves to where its latest change is."""
+    entries; at most `limit`. A row changed again later moves to where its latest change is. With
+    `name`, only the changes of rows that object served before or after them count."""
     latest = (
         sa.select(sa.func.max(changes.c.position).label("position"))
         .where(changes.c.table_name == table, changes.c.position > position, changes.c.position <= head)
+        .where(*([] if name is None else [seen_by(name)]))
         .group_by(changes.c.row_key)
         .order_by(sa.func.max(changes.c.position))
         .limit(limit)
@@ -96,4 +121,6 @@ def _change(row: Any) -> Change:
         key=row._mapping["row_key"],
         op=row._mapping["op"],
         at=at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC),
+        seen_before=row._mapping["seen_before"],
+        seen_after=row._mapping["seen_after"],
     )

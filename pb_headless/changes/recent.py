@@ -64,15 +64,20 @@ class RecentChanges:
         """No stream follows `table` any more."""
         self._logs.pop(table, None)
 
-    def latest_after(self, table: str, cursor: int, limit: int) -> tuple[list[Change], int, bool] | None:
+    def latest_after(
+        self, table: str, cursor: int, limit: int, name: str | None = None
+    ) -> tuple[list[Change], int, bool] | None:
         """What the feed would read after `cursor` (each row's latest entry, in the order of those
-        entries, at most `limit`), where to resume and whether more follow; None when this memory
-        does not reach back to `cursor`: the stream reads the log itself."""
+        entries, at most `limit`; with `name`, of the changes that object saw), where to resume and
+        whether more follow; None when this memory does not reach back to `cursor`: the stream reads
+        the log itself."""
         log = self._logs.get(table)
         if log is None or self.head is None or cursor < log.known_from:
             return None
         latest: dict[str, Change] = {}
         for change in log.entries[bisect.bisect_right(log.positions, cursor) :]:
+            if name is not None and not change.is_seen_by(name):
+                continue
             latest.pop(change.key, None)  # a row changed again moves to where its latest change is
             latest[change.key] = change
         found = list(latest.values())

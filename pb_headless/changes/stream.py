@@ -93,7 +93,7 @@ class StreamSession:
         """The next entries: from what the instance's poll read, when this stream is caught up;
         otherwise from the log, in the instance's one backlog lane. None ends the stream."""
         table = self.reader.spec.table.name
-        shared = self.hub.recent.latest_after(table, self.cursor, BATCH)
+        shared = self.hub.recent.latest_after(table, self.cursor, BATCH, self.reader.spec.name)
         if shared is not None:
             changes, following, more = shared
             entries = [await self.hub.recent.render(self.reader, change) for change in changes]

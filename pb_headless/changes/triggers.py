@@ -2,14 +2,17 @@
 
 Every trigger does the same two things in the writing transaction (docs/changes.md, "The triggers"):
 it moves the change log's head (row 3 of `pb_state`) by one, and inserts into `pb_changes` an entry
-at that new head with the table, the row's key as text, the kind of change and the UTC time. Moving
+at that new head with the table, the row's key as text, the kind of change, the UTC time, and the
+objects that served the row before and after the change (visibility.py). Moving
 one row locks it until the writer commits, so a writer that comes second waits for the first to
 commit before it takes the next position: positions become visible in order, never with a hole a
 reader could step over (pb_headless/changes/log.py relies on it).
 
 Names: `pbchg_<table>_<digest>` plus `_ai`, `_au`, `_ad` on SQLite and MariaDB (one trigger per
 event); one trigger `pbchg_<table>_<digest>` calling the function `pb_changes_record()` on PostgreSQL.
-The digest covers the table and its key column, so a table whose key changed gets new triggers.
+The digest covers the table, its key column and the objects' rules, so a table whose key or rules
+changed gets new triggers. On PostgreSQL the rules are the trigger's second argument, a statement the
+function runs on OLD and on NEW.
 """
 
 from __future__ import annotations
@@ -18,6 +21,9 @@ import logging
 from collections.abc import Mapping
 
 from databases import Database
+from sqlalchemy.engine import Dialect
+
+from pb_headless.changes.visibility import WatchedTable, escape_colons, plain_dialect, rule_digest, seen_sql
 
 # The names and rows the database layer reads too (its deep pages, database/change_head.py).
 from pb_headless.database.change_head import HEAD_ID, MARIADB_SUFFIXES, PREFIX, trigger_base
@@ -30,11 +36,19 @@ log = logging.getLogger("pb_headless")
 _SUFFIXES = MARIADB_SUFFIXES
 
 
-def wanted_triggers(dialect: str, tables: Mapping[str, str]) -> dict[str, str]:
-    """Trigger name → table, for published tables given as table → key column."""
+Tables = Mapping[str, "WatchedTable | str"]  # table → what its triggers record (a bare key: no visibility)
+
+
+def watched(tables: Tables) -> dict[str, WatchedTable]:
+    return {table: WatchedTable(w) if isinstance(w, str) else w for table, w in tables.items()}
+
+
+def wanted_triggers(dialect: str, tables: Tables) -> dict[str, str]:
+    """Trigger name → table, for published tables given as table → what they record."""
     wanted: dict[str, str] = {}
-    for table, key in tables.items():
-        base = trigger_base(table, key)
+    sql_dialect = plain_dialect(dialect)
+    for table, watch in watched(tables).items():
+        base = trigger_base(table, watch.key, rule_digest(sql_dialect, watch))
         if dialect == "postgresql":
             wanted[base] = table
         else:
@@ -61,8 +75,8 @@ async def present_triggers(database: Database) -> dict[str, str]:
     return {str(row[0]): str(row[1]) for row in rows if str(row[0]).startswith(PREFIX)}
 
 
-async def sync_triggers(database: Database, tables: Mapping[str, str]) -> frozenset[str]:
-    """Make the change-log triggers exactly those of `tables` (table → key column); the tables whose
+async def sync_triggers(database: Database, tables: Tables) -> frozenset[str]:
+    """Make the change-log triggers exactly those of `tables` (table → what it records); the tables whose
     every trigger is in place (a table the database refused one for is not among them).
 
     Safe to run from several instances at once: every statement is one another instance may already
@@ -70,6 +84,7 @@ async def sync_triggers(database: Database, tables: Mapping[str, str]) -> frozen
     """
     dialect = dialect_name(database)
     wanted = wanted_triggers(dialect, tables)
+    watches = watched(tables)
     present = await present_triggers(database)
     for name, table in present.items():
         if wanted.get(name) != table:
@@ -82,7 +97,7 @@ async def sync_triggers(database: Database, tables: Mapping[str, str]) -> frozen
         await _create_pg_function(database)
     for name, table in missing.items():
         try:
-            await database.execute(_create(dialect, name, table, tables[table]))
+            await database.execute(escape_colons(_create(dialect, name, table, watches[table])))
         except Exception as error:
             if is_duplicate_key(error) or "already exists" in str(error):
                 continue  # another instance made it between our look and our create
@@ -123,20 +138,31 @@ def _drop(dialect: str, name: str, table: str) -> str:
     return f"DROP TRIGGER IF EXISTS {_quote(dialect, name)}"
 
 
-def _create(dialect: str, name: str, table: str, key: str) -> str:
+def _create(dialect: str, name: str, table: str, watch: WatchedTable) -> str:
     quoted_table = _quote(dialect, table)
+    sql_dialect = plain_dialect(dialect)
+    key = watch.key
     if dialect == "postgresql":
+        arguments = [_literal(key)]
+        seen = seen_sql(sql_dialect, watch, "($1)")
+        if seen is not None:
+            arguments.append(_literal(seen))
         return (
             f"CREATE TRIGGER {_quote(dialect, name)} AFTER INSERT OR UPDATE OR DELETE ON {quoted_table} "
-            f"FOR EACH ROW EXECUTE FUNCTION pb_changes_record({_literal(key)})"
+            f"FOR EACH ROW EXECUTE FUNCTION pb_changes_record({', '.join(arguments)})"
         )
     event = _SUFFIXES[name.rsplit("_", 1)[1]]
     row = "OLD" if event == "DELETE" else "NEW"
     op = {"INSERT": "create", "UPDATE": "update", "DELETE": "delete"}[event]
-    body = [_entry(dialect, table, f"{row}.{_quote(dialect, key)}", op)]
+    before, after = _seen(sql_dialect, watch, event)
+    moved = f"OLD.{_quote(dialect, key)} <> NEW.{_quote(dialect, key)}"
+    if event == "UPDATE" and before != "NULL":  # a moved key's new row was served by no one before
+        before = f"CASE WHEN {moved} THEN '' ELSE {before} END"
+    body = [_entry(dialect, table, f"{row}.{_quote(dialect, key)}", op, before, after)]
     if event == "UPDATE":  # a key that changed: the old key's row is gone
-        moved = f"OLD.{_quote(dialect, key)} <> NEW.{_quote(dialect, key)}"
-        old_entry = _entry(dialect, table, f"OLD.{_quote(dialect, key)}", "delete")
+        gone = "NULL" if after == "NULL" else "''"
+        served = _seen(sql_dialect, watch, "DELETE")[0]
+        old_entry = _entry(dialect, table, f"OLD.{_quote(dialect, key)}", "delete", served, gone)
         if dialect == "sqlite":
             body.insert(0, old_entry.replace("WHERE id = 3", f"WHERE id = 3 AND {moved}"))
         else:
@@ -148,7 +174,16 @@ def _create(dialect: str, name: str, table: str, key: str) -> str:
     )
 
 
-def _entry(dialect: str, table: str, key: str, op: str) -> str:
+def _seen(sql_dialect: Dialect, watch: WatchedTable, event: str) -> tuple[str, str]:
+    """SQL for the entry's `seen_before` and `seen_after`: NULL when the table records no visibility,
+    '' for the side a create or a delete has no row on."""
+    old, new = seen_sql(sql_dialect, watch, "OLD"), seen_sql(sql_dialect, watch, "NEW")
+    if old is None or new is None:
+        return "NULL", "NULL"
+    return ("''" if event == "INSERT" else old), ("''" if event == "DELETE" else new)
+
+
+def _entry(dialect: str, table: str, key: str, op: str, before: str, after: str) -> str:
     """Move the head, then write the entry at it: two statements of a SQLite or MariaDB trigger."""
     if dialect == "sqlite":
         as_text, now = f"CAST({key} AS TEXT)", "datetime('now')"
@@ -156,31 +191,44 @@ def _entry(dialect: str, table: str, key: str, op: str) -> str:
         as_text, now = f"CAST({key} AS CHAR)", "UTC_TIMESTAMP(6)"
     return (
         f"UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID}; "
-        "INSERT INTO pb_changes (position, table_name, row_key, op, changed_at) "
-        f"SELECT version, {_literal(table)}, {as_text}, '{op}', {now} FROM pb_state WHERE id = {HEAD_ID};"
+        "INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after) "
+        f"SELECT version, {_literal(table)}, {as_text}, '{op}', {now}, {before}, {after} "
+        f"FROM pb_state WHERE id = {HEAD_ID};"
     )
 
 
-# One function for every published table on PostgreSQL; the key column is the trigger's argument.
+# One function for every published table on PostgreSQL; the key column is the trigger's first
+# argument, and the statement naming the objects that serve a row (`$1`) its second, if any (a trigger
+# made by a release before 0.3 has none: its entries record no visibility).
 _PG_FUNCTION = f"""
 CREATE OR REPLACE FUNCTION pb_changes_record() RETURNS trigger LANGUAGE plpgsql AS $pb$
 DECLARE
     old_key text;
     new_key text;
+    old_seen text;
+    new_seen text;
     head bigint;
 BEGIN
     IF TG_OP <> 'INSERT' THEN old_key := to_jsonb(OLD) ->> TG_ARGV[0]; END IF;
     IF TG_OP <> 'DELETE' THEN new_key := to_jsonb(NEW) ->> TG_ARGV[0]; END IF;
+    IF TG_NARGS > 1 THEN
+        old_seen := '';
+        new_seen := '';
+        IF TG_OP <> 'INSERT' THEN EXECUTE 'SELECT ' || TG_ARGV[1] INTO old_seen USING OLD; END IF;
+        IF TG_OP <> 'DELETE' THEN EXECUTE 'SELECT ' || TG_ARGV[1] INTO new_seen USING NEW; END IF;
+    END IF;
     IF TG_OP = 'UPDATE' AND old_key IS DISTINCT FROM new_key THEN
         UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
-        INSERT INTO pb_changes (position, table_name, row_key, op, changed_at)
-        VALUES (head, TG_TABLE_NAME, old_key, 'delete', timezone('UTC', clock_timestamp()));
+        INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after)
+        VALUES (head, TG_TABLE_NAME, old_key, 'delete', timezone('UTC', clock_timestamp()),
+                old_seen, CASE WHEN TG_NARGS > 1 THEN '' END);
+        old_seen := CASE WHEN TG_NARGS > 1 THEN '' END;  -- the new key's row was served by no one before
     END IF;
     UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
-    INSERT INTO pb_changes (position, table_name, row_key, op, changed_at)
+    INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after)
     VALUES (head, TG_TABLE_NAME, COALESCE(new_key, old_key),
             CASE TG_OP WHEN 'INSERT' THEN 'create' WHEN 'UPDATE' THEN 'update' ELSE 'delete' END,
-            timezone('UTC', clock_timestamp()));
+            timezone('UTC', clock_timestamp()), old_seen, new_seen);
     RETURN NULL;
 END
 $pb$

@@ -29,22 +29,24 @@ MARIADB_SUFFIXES = {"ai": "INSERT", "au": "UPDATE", "ad": "DELETE"}  # one trigg
 
 _PG_VERSION = (
     f"SELECT (SELECT version FROM pb_state WHERE id = {HEAD_ID}) AS head, "
-    "(SELECT t.oid FROM pg_trigger t WHERE t.tgrelid = to_regclass(quote_ident(:table)) "
-    "AND t.tgname = :trigger AND t.tgenabled IN ('O', 'A')) AS trigger_id"
+    "(SELECT string_agg(t.oid::text, ',' ORDER BY t.oid) FROM pg_trigger t "
+    "WHERE t.tgrelid = to_regclass(quote_ident(:table)) "
+    "AND left(t.tgname, 6) = :prefix AND t.tgenabled IN ('O', 'A')) AS trigger_id"
 )
 _MARIADB_VERSION = (
     f"SELECT (SELECT version FROM pb_state WHERE id = {HEAD_ID}) AS head, "
     "(SELECT CASE WHEN COUNT(*) = 3 THEN GROUP_CONCAT(CREATED ORDER BY TRIGGER_NAME) END "
     "FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() "
-    "AND EVENT_OBJECT_TABLE = :table AND TRIGGER_NAME IN (:ai, :au, :ad)) AS trigger_id"
+    "AND EVENT_OBJECT_TABLE = :table AND LEFT(TRIGGER_NAME, 6) = :prefix) AS trigger_id"
 )
 
 
-def trigger_base(table: str, key: str) -> str:
+def trigger_base(table: str, key: str, rules: str = "") -> str:
     """The name of a table's change-log trigger (PostgreSQL), or the stem of its three (SQLite,
-    MariaDB: `_ai`, `_au`, `_ad`). The digest covers the key column, so a table whose key changed
-    gets new triggers."""
-    digest = hashlib.sha1(f"{table}\0{key}".encode()).hexdigest()[:8]
+    MariaDB: `_ai`, `_au`, `_ad`). The digest covers the key column and the digest of the objects'
+    rules (changes/visibility.py), so a table whose key or rules changed gets new triggers."""
+    named = f"{table}\0{key}" + (f"\0{rules}" if rules else "")
+    digest = hashlib.sha1(named.encode()).hexdigest()[:8]
     return f"{PREFIX}{table[:40]}_{digest}"
 
 
@@ -52,15 +54,15 @@ async def read_version(database: Database, table: str, key: str) -> Hashable | N
     """(head, the triggers' identity) for `table` on PostgreSQL and MariaDB; None when the table has
     no enabled change-log trigger, the change log is not installed, or on another database."""
     dialect = dialect_name(database)
-    base = trigger_base(table, key)
     if dialect == "postgresql":
-        query, values = _PG_VERSION, {"table": table, "trigger": base}
+        query = _PG_VERSION
     elif dialect == "mysql":
-        names = {suffix: f"{base}_{suffix}" for suffix in MARIADB_SUFFIXES}
-        query, values = _MARIADB_VERSION, {"table": table, **names}
+        query = _MARIADB_VERSION
     else:
         return None
-    row = await database.fetch_one(query, values)
+    # Any change-log trigger of the table: its name's digest follows the objects' rules, which this
+    # layer does not know (a table has one set at a time; while two are, the identity differs too).
+    row = await database.fetch_one(query, {"table": table, "prefix": PREFIX})
     if row is None or row[0] is None or row[1] is None:
         return None
     return (int(row[0]), str(row[1]))

@@ -100,19 +100,21 @@ def _deliveries_of(
     rows = []
     for entry in entries:
         for object_name in by_table.get(entry.table_name, ()):
+            if not entry.is_seen_by(object_name):
+                continue
             for endpoint in endpoints:
                 if endpoint.wants(object_name, entry.op):
-                    rows.append(_delivery(endpoint, object_name, entry, now))
+                    rows.append(_delivery(endpoint, object_name, entry, entry.op, now))
     return rows
 
 
-def _delivery(endpoint: WebhookInfo, object_name: str, entry: Change, now: Any) -> dict[str, Any]:
+def _delivery(endpoint: WebhookInfo, object_name: str, entry: Change, event: str, now: Any) -> dict[str, Any]:
     return {
         "webhook_id": endpoint.id,
         "position": entry.position,
         "message_id": message_id(),
         "object_name": object_name,
-        "event": entry.op,
+        "event": event,
         "row_key": entry.row_key,
         "changed_at": entry.changed_at,
         "status": "pending",

@@ -12,6 +12,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from databases import Database
 
+from pb_headless.changes.visibility import is_seen_by
 from pb_headless.database.dialect import utcnow
 from pb_headless.tables import changes
 
@@ -28,6 +29,13 @@ class Change:
     row_key: str
     op: str  # create | update | delete
     changed_at: datetime
+    seen_before: str | None = None  # the objects that served the row before, `|name|` each (None: not known)
+    seen_after: str | None = None
+
+    def is_seen_by(self, object_name: str) -> bool:
+        """Whether the object served the row before or after the change: when it served it neither
+        (a draft created and edited unpublished), no endpoint hears of it, so its key is never sent."""
+        return is_seen_by(self.seen_before, object_name) or is_seen_by(self.seen_after, object_name)
 
 
 async def changes_after(database: Database, position: int, limit: int) -> list[Change]:
@@ -38,7 +46,13 @@ async def changes_after(database: Database, position: int, limit: int) -> list[C
     for row in await database.fetch_all(query):
         entry = row._mapping
         change = Change(
-            int(entry["position"]), entry["table_name"], entry["row_key"], entry["op"], entry["changed_at"]
+            int(entry["position"]),
+            entry["table_name"],
+            entry["row_key"],
+            entry["op"],
+            entry["changed_at"],
+            entry["seen_before"],
+            entry["seen_after"],
         )
         if change.position != expected and change.changed_at > utcnow() - GAP_WAIT and position > 0:
             break

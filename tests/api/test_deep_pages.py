@@ -10,13 +10,13 @@ from collections.abc import AsyncIterator
 
 import pytest
 
+from pb_headless.changes.triggers import present_triggers
 from pb_headless.constructor import (
     ApiTab,
     ConstructorField,
     ConstructorTable,
 )
 from pb_headless.database import positions
-from pb_headless.database.change_head import MARIADB_SUFFIXES, trigger_base
 from pb_headless.database.dialect import dialect_name
 from tests.support.constructor import constructor_host
 from tests.support.databases import open_database
@@ -173,7 +173,7 @@ async def test_without_the_change_log_triggers_pages_stay_exact(server_database,
     site = await constructor_host(server_database, host_factory, ITEMS, TAB, rows)
     for _ in range(2):
         assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
-    for name in _trigger_names(site):
+    for name in await _trigger_names(site):
         await site.database.execute(_drop_trigger(site, name))
     await site.database.execute("DELETE FROM items WHERE id BETWEEN 10 AND 29")  # unrecorded
     assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
@@ -183,11 +183,8 @@ async def test_without_the_change_log_triggers_pages_stay_exact(server_database,
         assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
 
 
-def _trigger_names(site) -> list[str]:
-    base = trigger_base("items", "id")
-    if dialect_name(site.database) == "postgresql":
-        return [base]
-    return [f"{base}_{suffix}" for suffix in MARIADB_SUFFIXES]
+async def _trigger_names(site) -> list[str]:
+    return [name for name, table in (await present_triggers(site.database)).items() if table == "items"]
 
 
 def _drop_trigger(site, name: str) -> str:
