@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
+from sqlalchemy.dialects import mysql, postgresql, sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import visitors
 
@@ -85,7 +86,7 @@ def _row_narrowing(spec: ObjectSpec) -> sa.ColumnElement[Any] | None:
         if condition is None:
             return None
         rebuilt = base.where(condition)
-        dialect = sa.dialects.sqlite.dialect()
+        dialect = sqlite.dialect()
         same = {_literal_sql(first, dialect), _literal_sql(second, dialect), _literal_sql(rebuilt, dialect)}
     except Exception:  # a value without a literal form, or a narrowing that is not a Select
         same = set()
@@ -106,7 +107,7 @@ def _literal_sql(element: sa.ClauseElement, dialect: Dialect) -> str:
 def plain_dialect(name: str) -> Dialect:
     """The dialect the triggers' SQL is written for: with named parameters, so that a literal `%`
     stays one `%` (the statement's own text is then handled as `databases` handles any)."""
-    module = {"postgresql": sa.dialects.postgresql, "mysql": sa.dialects.mysql}.get(name, sa.dialects.sqlite)
+    module = {"postgresql": postgresql, "mysql": mysql}.get(name, sqlite)
     return module.dialect(paramstyle="named")
 
 
