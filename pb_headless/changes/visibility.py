@@ -140,7 +140,8 @@ def _row_condition(dialect: Dialect, watched: WatchedTable, view: View, row: str
             return sa.literal_column(f"{row}.{quote(element.name)}", type_=element.type)
         return None
 
-    condition = visitors.replacement_traverse(view.rows, {}, from_row)
+    rows: Any = view.rows  # SQLAlchemy's overloads do not take a ColumnElement[Any] as their _CE
+    condition = visitors.replacement_traverse(rows, {}, from_row)
     try:
         return f"({_literal_sql(condition, dialect)})"
     except Exception:
