@@ -8,7 +8,7 @@ bench/batch.py's notes table in a new SQLite file in WAL mode, the API called th
 `--requests` creates, then updates each of those rows, then deletes them; the figures are the best
 round's CPU µs per request (the process's: aiosqlite's thread too) and wall µs. CPU is the steadier
 figure on a busy machine; rps is given for comparison only. `--synchronous NORMAL` runs every
-connection with `PRAGMA synchronous = NORMAL` (docs/performance.md, "The fixed cost of a write").
+connection with `PRAGMA synchronous = NORMAL` (docs/performance.md, "Against PocketBase's batch, over HTTP").
 """
 
 from __future__ import annotations

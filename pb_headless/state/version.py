@@ -50,7 +50,7 @@ async def bump_data_version(database: Database) -> None:
 
     Every create, update and delete runs this: the UPDATE is compiled to its SQL text once per kind of
     database (its values are constants), not once per write, which took about a third of a single
-    create's own CPU on SQLite (docs/performance.md, "The fixed cost of a write")."""
+    create's own CPU on SQLite (docs/performance.md, "Against PocketBase's batch, over HTTP")."""
     dialect = dialect_of(database)
     sql = _bump_data_version_sql.get(dialect.name)
     if sql is None:
