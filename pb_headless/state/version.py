@@ -49,8 +49,9 @@ async def bump_data_version(database: Database) -> None:
     """Tell every instance that published rows changed (inside the write's own transaction).
 
     Every create, update and delete runs this: the UPDATE is compiled to its SQL text once per kind of
-    database (its values are constants), not once per write, which took about a third of a single
-    create's own CPU on SQLite (docs/performance.md, "Against PocketBase's batch, over HTTP")."""
+    database (its values are constants), not once per write: compiling it was about a fifth of a single
+    create's time in the library under cProfile on SQLite (docs/performance.md, "Against PocketBase's
+    batch, over HTTP")."""
     dialect = dialect_of(database)
     sql = _bump_data_version_sql.get(dialect.name)
     if sql is None:
