@@ -6,6 +6,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.database.caches import Caches
+from pb_headless.database.dialect import dialect_of
 from pb_headless.database.statements import fetch_fixed
 from pb_headless.tables import state
 
@@ -41,6 +42,19 @@ async def read_data_version(database: Database) -> int | None:
     return None if version is None else int(version)
 
 
+_bump_data_version_sql: dict[str, str] = {}  # by dialect name: at most one entry per database kind
+
+
 async def bump_data_version(database: Database) -> None:
-    """Tell every instance that published rows changed (inside the write's own transaction)."""
-    await database.execute(_BUMP_DATA_VERSION)
+    """Tell every instance that published rows changed (inside the write's own transaction).
+
+    Every create, update and delete runs this: the UPDATE is compiled to its SQL text once per kind of
+    database (its values are constants), not once per write: compiling it was about a fifth of a single
+    create's time in the library under cProfile on SQLite (docs/performance.md, "Against PocketBase's
+    batch, over HTTP")."""
+    dialect = dialect_of(database)
+    sql = _bump_data_version_sql.get(dialect.name)
+    if sql is None:
+        compiled = _BUMP_DATA_VERSION.compile(dialect=dialect, compile_kwargs={"literal_binds": True})
+        sql = _bump_data_version_sql[dialect.name] = str(compiled)
+    await database.execute(sql)
