@@ -135,13 +135,13 @@ def _row_condition(dialect: Dialect, watched: WatchedTable, view: View, row: str
     table = watched.table
     quote = dialect.identifier_preparer.quote
 
-    def from_row(element: Any) -> Any:
+    def from_row(element: Any, **kw: Any) -> Any:
         if isinstance(element, sa.Column) and element.table is table:
             return sa.literal_column(f"{row}.{quote(element.name)}", type_=element.type)
         return None
 
-    rows: Any = view.rows  # SQLAlchemy's overloads do not take a ColumnElement[Any] as their _CE
-    condition = visitors.replacement_traverse(rows, {}, from_row)
+    options: dict[str, Any] = {}
+    condition = visitors.replacement_traverse(view.rows, options, from_row)
     try:
         return f"({_literal_sql(condition, dialect)})"
     except Exception:
