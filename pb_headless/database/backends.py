@@ -1,0 +1,119 @@
+"""One backend object per database: what differs between SQLite, PostgreSQL and MariaDB, by name.
+
+Code outside `database/` asks the backend for a capability ("lock the due rows", "guard this unique
+field", "which tables exist") and never compares dialect names; a fourth database is one more
+subclass here and one more entry in `_BACKENDS` (docs/architecture.md, "The database backend").
+`HeadlessAPI` opens one from the host's `Database`; code that is handed only the `Database` (the
+webhook worker, the migration commands) opens its own with `backend_for`, which keeps no state.
+
+This is the first stage of the move: the capabilities listed here are the ones already served from
+a backend; the rest of the dialect branches are listed in tests/unit/test_import_structure.py.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import sqlalchemy as sa
+from databases import Database
+
+# URL scheme (as `databases` reads it) → the backend's name. MariaDB answers as `mysql`.
+_NAMES = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql",
+          "mariadb": "mysql"}  # fmt: skip
+# The async drivers SQLAlchemy takes for the same database, for reflection and migrations.
+ASYNC_DRIVERS = ("asyncpg", "aiomysql", "asyncmy", "aiosqlite")
+
+
+class Backend:
+    """The capabilities every backend offers; a subclass sets the facts and overrides the operations."""
+
+    name: ClassVar[str]  # sqlite | postgresql | mysql, as SQLAlchemy names the dialect
+    async_driver: ClassVar[str]  # the SQLAlchemy async driver for reflection and migrations
+    # Facts (Django's `features`): what the database can do, asked by name.
+    locks_rows: ClassVar[bool] = True  # FOR UPDATE; SQLite has one writer and locks the database
+    skip_locked_of: ClassVar[bool] = False  # FOR UPDATE SKIP LOCKED OF <table>
+    tables_query: ClassVar[str]  # the names of the tables in the current schema
+    table_exists_query: ClassVar[str]  # count(*) of tables called :name in the current schema
+
+    def __init__(self, database: Database) -> None:
+        self.database = database
+
+    def driver_url(self, driver: str | None) -> str:
+        """The `backend+driver` name SQLAlchemy needs for this database (the one URL-to-driver map):
+        the host's own driver when it is an async one SQLAlchemy knows, else the backend's."""
+        return f"{self.name}+{driver if driver in ASYNC_DRIVERS else self.async_driver}"
+
+    def lock_due_rows(self, query: sa.Select, table: sa.Table) -> sa.Select:
+        """`query` locking the rows it reads from `table` and passing rows another claimer holds."""
+        return query
+
+    async def lock_for_writing(self, write_first: Any) -> None:
+        """Called first in a transaction that reads before it writes; SQLite takes its write lock."""
+
+    async def existing_tables(self) -> set[str]:
+        """The names of the tables in the database's current schema."""
+        return {row[0] for row in await self.database.fetch_all(self.tables_query)}
+
+    async def table_exists(self, name: str) -> bool:
+        return bool(await self.database.fetch_val(self.table_exists_query, {"name": name}))
+
+
+class SQLiteBackend(Backend):
+    name = "sqlite"
+    async_driver = "aiosqlite"
+    locks_rows = False
+    tables_query = "SELECT name FROM sqlite_master WHERE type = 'table'"
+    table_exists_query = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = :name"
+
+    async def lock_for_writing(self, write_first: Any) -> None:
+        # A deferred transaction that reads first would deadlock with a waiting writer; a write that
+        # matches no row takes the write lock so the second writer waits its turn instead.
+        await self.database.execute(write_first)
+
+
+class PostgreSQLBackend(Backend):
+    name = "postgresql"
+    async_driver = "asyncpg"
+    skip_locked_of = True
+    tables_query = "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
+    table_exists_query = (
+        "SELECT count(*) FROM information_schema.tables "
+        "WHERE table_schema = current_schema() AND table_name = :name"
+    )
+
+    def lock_due_rows(self, query: sa.Select, table: sa.Table) -> sa.Select:
+        return query.with_for_update(skip_locked=True, of=table)  # not the rows its subqueries read
+
+
+class MariaDBBackend(Backend):
+    name = "mysql"
+    async_driver = "aiomysql"
+    tables_query = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
+    table_exists_query = (
+        "SELECT count(*) FROM information_schema.tables "
+        "WHERE table_schema = DATABASE() AND table_name = :name"
+    )
+
+    def lock_due_rows(self, query: sa.Select, table: sa.Table) -> sa.Select:
+        return query.with_for_update(skip_locked=True)  # MariaDB knows no `OF`
+
+
+_BACKENDS: dict[str, type[Backend]] = {
+    "sqlite": SQLiteBackend,
+    "postgresql": PostgreSQLBackend,
+    "mysql": MariaDBBackend,
+}
+
+
+def backend_name(scheme: str) -> str | None:
+    """The backend's name for a URL scheme (`mariadb` → `mysql`), None for a database we do not serve."""
+    return _NAMES.get(scheme)
+
+
+def backend_for(database: Database) -> Backend:
+    """The backend of the host's database (cheap: it holds the handle and nothing else yet)."""
+    name = backend_name(database.url.dialect)
+    if name is None:
+        scheme = database.url.dialect
+        raise ValueError(f"pb_headless does not serve a {scheme} database (sqlite, postgresql, mysql)")
+    return _BACKENDS[name](database)
