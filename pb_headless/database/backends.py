@@ -3,8 +3,9 @@
 Code outside `database/` asks the backend for a capability ("lock the due rows", "guard this unique
 field", "which tables exist") and never compares dialect names; a fourth database is one more
 subclass here and one more entry in `_BACKENDS` (docs/architecture.md, "The database backend").
-`HeadlessAPI` opens one from the host's `Database`; code that is handed only the `Database` (the
-webhook worker, the migration commands) opens its own with `backend_for`, which keeps no state.
+`backend_for` opens one per host `Database` and hands the same one to every caller (`HeadlessAPI`
+opens it at start; code that is handed only the `Database`, the webhook worker and the migration
+commands, finds it the same way), so the per-database state it holds is kept once.
 
 This is the first stage of the move: the capabilities listed here are the ones already served from
 a backend; the rest of the dialect branches are listed in tests/unit/test_import_structure.py.
@@ -13,6 +14,7 @@ a backend; the rest of the dialect branches are listed in tests/unit/test_import
 from __future__ import annotations
 
 from typing import Any, ClassVar
+from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
 from databases import Database
@@ -37,6 +39,7 @@ class Backend:
 
     def __init__(self, database: Database) -> None:
         self.database = database
+        self.made_indexes: set[str] = set()  # implied indexes this instance made or found (constructor)
 
     def driver_url(self, driver: str | None) -> str:
         """The `backend+driver` name SQLAlchemy needs for this database (the one URL-to-driver map):
@@ -110,10 +113,18 @@ def backend_name(scheme: str) -> str | None:
     return _NAMES.get(scheme)
 
 
+# The one backend of each host database, for the code handed only the `Database`.
+_opened: WeakKeyDictionary[Database, Backend] = WeakKeyDictionary()
+
+
 def backend_for(database: Database) -> Backend:
-    """The backend of the host's database (cheap: it holds the handle and nothing else yet)."""
+    """The backend of the host's database, opened at the first call and the same one after."""
+    found = _opened.get(database)
+    if found is not None:
+        return found
     name = backend_name(database.url.dialect)
     if name is None:
         scheme = database.url.dialect
         raise ValueError(f"pb_headless does not serve a {scheme} database (sqlite, postgresql, mysql)")
-    return _BACKENDS[name](database)
+    found = _opened[database] = _BACKENDS[name](database)
+    return found
