@@ -34,6 +34,11 @@ class Backend:
     # Facts (Django's `features`): what the database can do, asked by name.
     locks_rows: ClassVar[bool] = True  # FOR UPDATE; SQLite has one writer and locks the database
     skip_locked_of: ClassVar[bool] = False  # FOR UPDATE SKIP LOCKED OF <table>
+    # How writers of one `unique` field take turns (api/uniqueness.py): a named lock held around the
+    # whole transaction (MariaDB), a lock held to the end of the transaction (PostgreSQL), or
+    # neither, when every write transaction already takes the database's write lock (SQLite).
+    unique_by_named_lock: ClassVar[bool] = False
+    unique_by_transaction_lock: ClassVar[bool] = False
     tables_query: ClassVar[str]  # the names of the tables in the current schema
     table_exists_query: ClassVar[str]  # count(*) of tables called :name in the current schema
 
@@ -78,6 +83,7 @@ class PostgreSQLBackend(Backend):
     name = "postgresql"
     async_driver = "asyncpg"
     skip_locked_of = True
+    unique_by_transaction_lock = True
     tables_query = "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
     table_exists_query = (
         "SELECT count(*) FROM information_schema.tables "
@@ -91,6 +97,7 @@ class PostgreSQLBackend(Backend):
 class MariaDBBackend(Backend):
     name = "mysql"
     async_driver = "aiomysql"
+    unique_by_named_lock = True
     tables_query = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
     table_exists_query = (
         "SELECT count(*) FROM information_schema.tables "

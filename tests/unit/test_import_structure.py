@@ -165,7 +165,6 @@ MOVES_WITH_THE_CHANGE_LOG = (
 NOT_YET_MOVED = {
     "pb_headless.api.batch": 1,
     "pb_headless.api.batch_inserts": 3,
-    "pb_headless.api.uniqueness": 3,
     "pb_headless.api.writes": 2,
     "pb_headless.cli.database": 1,
     "pb_headless.constructor.indexes": 8,
