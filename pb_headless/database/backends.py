@@ -38,6 +38,7 @@ class Backend:
     # whole transaction (MariaDB), a lock held to the end of the transaction (PostgreSQL), or
     # neither, when every write transaction already takes the database's write lock (SQLite).
     unique_by_named_lock: ClassVar[bool] = False
+    takes_unix_socket: ClassVar[bool] = False  # the URL's `unix_socket` goes to the driver as is
     unique_by_transaction_lock: ClassVar[bool] = False
     tables_query: ClassVar[str]  # the names of the tables in the current schema
     table_exists_query: ClassVar[str]  # count(*) of tables called :name in the current schema
@@ -98,6 +99,7 @@ class MariaDBBackend(Backend):
     name = "mysql"
     async_driver = "aiomysql"
     unique_by_named_lock = True
+    takes_unix_socket = True
     tables_query = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
     table_exists_query = (
         "SELECT count(*) FROM information_schema.tables "

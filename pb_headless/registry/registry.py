@@ -218,7 +218,8 @@ def _connect_options(database: Database) -> dict[str, Any]:
     ssl = options.get("ssl")
     if ssl is not None:
         chosen["ssl"] = {"true": True, "false": False}.get(ssl.lower(), ssl) if isinstance(ssl, str) else ssl
-    if options.get("unix_socket") and database.url.dialect in ("mysql", "mariadb"):
+    served = backend_name(database.url.dialect) is not None
+    if options.get("unix_socket") and served and backend_for(database).takes_unix_socket:
         chosen["unix_socket"] = options["unix_socket"]
     return chosen
 

@@ -173,7 +173,6 @@ NOT_YET_MOVED = {
     "pb_headless.query.compiler": 3,
     "pb_headless.query.estimates": 2,
     "pb_headless.query.seek": 1,
-    "pb_headless.registry.registry": 1,
 }
 # Libraries whose private attributes are read in database/internals.py only.
 LIBRARIES = ("databases", "aiosqlite", "asyncpg", "aiomysql", "sqlalchemy", "alembic")
