@@ -34,11 +34,11 @@ from pb_headless.changes import ChangeHub, follow_catalog
 from pb_headless.changes.hub import MAX_STREAMS
 from pb_headless.custom_routes import collect_routes
 from pb_headless.database.accelerators import accelerator_of, reads_inline
+from pb_headless.database.backends import backend_for
 from pb_headless.database.caches import Caches
 from pb_headless.database.connections import held_connection
 from pb_headless.database.database_errors import is_unavailable
 from pb_headless.database.deadline import UNAVAILABLE, answered, within
-from pb_headless.database.dialect import dialect_name
 from pb_headless.database.prepare import prepare
 from pb_headless.errors import (
     ApiError,
@@ -124,7 +124,8 @@ class HeadlessAPI:
         self.authenticator = Authenticator(
             database, self.snapshots, self.tokens, user_loader, timeout=database_timeout
         )
-        self.dialect = dialect_name(database)
+        self.backend = backend_for(database)  # what differs between the three databases, by name
+        self.dialect = self.backend.name
         self.info = ApiInfo(title, self.version, self.routes)
         self._roots: dict[tuple[Any, ...], str] = {}
         self.webhooks = _webhook_worker(database, self.snapshot, webhooks)

@@ -18,6 +18,7 @@ from typing import Any
 import sqlalchemy as sa
 from databases import Database
 
+from pb_headless.database.backends import backend_for
 from pb_headless.errors import ServiceUnavailable, ValidationFailed
 from pb_headless.registry import ObjectSpec
 
@@ -53,7 +54,8 @@ async def unique_locks(
 ) -> AsyncIterator[None]:
     """MariaDB: hold a named lock per object field around the whole transaction, for writes that
     touch several objects (a batch); a no-op elsewhere."""
-    names = sorted({_lock_name(spec, field) for spec, field in fields}) if dialect == "mysql" else []
+    named = backend_for(database).unique_by_named_lock
+    names = sorted({_lock_name(spec, field) for spec, field in fields}) if named else []
     taken: list[str] = []
     try:
         for name in names:  # sorted, so two writers never wait on each other in opposite orders
@@ -73,7 +75,7 @@ async def take_unique_turns(
     """PostgreSQL, at the start of a transaction that checks several fields: take every field's
     advisory lock at once, in one order, so two such transactions never wait on each other in
     opposite orders (`check_unique` taking one again later costs nothing)."""
-    if dialect != "postgresql":
+    if not backend_for(database).unique_by_transaction_lock:
         return
     for key in sorted({_advisory_key(spec, field) for spec, field in fields}):
         await database.execute(sa.select(sa.func.pg_advisory_xact_lock(key)))
@@ -84,8 +86,9 @@ async def check_unique(
 ) -> None:
     """Inside the write transaction: 422 for every unique field whose value another row holds."""
     taken: dict[str, list[str]] = {}
+    in_turn = backend_for(database).unique_by_transaction_lock
     for name in fields_to_check(spec, values):
-        if dialect == "postgresql":
+        if in_turn:
             await database.execute(sa.select(sa.func.pg_advisory_xact_lock(_advisory_key(spec, name))))
         query = sa.select(sa.func.count()).select_from(spec.table).where(spec.table.c[name] == values[name])
         if exclude is not None:

@@ -33,7 +33,6 @@ import hashlib
 import logging
 import re
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
 from databases import Database
@@ -41,6 +40,7 @@ from sqlalchemy.schema import CreateIndex
 
 from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ApiTab, ConstructorTable
 from pb_headless.database.accelerators import accelerator_of
+from pb_headless.database.backends import backend_for
 from pb_headless.database.dialect import dialect_name, run_ddl
 
 log = logging.getLogger("pb_headless")
@@ -49,8 +49,6 @@ MAX_PAIRS = 8  # composite (filter, sort) indexes per table, in declaration orde
 DESCENDING = "-"  # before a column's name in a column set: that column descending
 MARIADB_DESCENDING = (10, 8)  # the first MariaDB that reads a descending index as one
 MARIADB_KEY_BYTES = 3072
-
-_made: WeakKeyDictionary[Database, set[str]] = WeakKeyDictionary()
 
 
 def implied_indexes(table: sa.Table, tab: ApiTab, dialect: str) -> list[sa.Index]:
@@ -81,7 +79,7 @@ def key_order_index(database: Database, table: sa.Table) -> str | None:
     if dialect_name(database) != "mysql" or PUBLISHED not in table.c:
         return None
     name = _name(table.name, (PUBLISHED,))
-    return name if name in _made.get(database, ()) else None
+    return name if name in backend_for(database).made_indexes else None
 
 
 def _indexed(table: sa.Table, columns: tuple[str, ...]) -> list[sa.ColumnElement[Any]]:
@@ -99,7 +97,7 @@ async def ensure_indexes(
     database: Database, table: ConstructorTable, definition: sa.Table, tab: ApiTab
 ) -> None:
     """Create the implied indexes that are missing (once per process and index)."""
-    made = _made.setdefault(database, set())
+    made = backend_for(database).made_indexes
     dialect = dialect_name(database)
     for index in implied_indexes(definition, tab, dialect):
         if index.name in made:
@@ -175,7 +173,7 @@ async def drop_indexes_on(database: Database, table: str, column: str) -> None:
     # Its triggers name the column; it is made again at the next publication.
     await accelerator_of(database).drop_search_index(database, table)
     query = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = :table"
-    made = _made.setdefault(database, set())
+    made = backend_for(database).made_indexes
     for row in await database.fetch_all(query, {"table": table}):
         name = str(row[0])
         if not name.startswith("pbix_"):  # only the indexes the publication implied

@@ -8,7 +8,8 @@ from sqlalchemy.schema import CreateTable
 
 from pb_headless.constructor.kinds import KINDS
 from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ConstructorField, ConstructorTable
-from pb_headless.database.dialect import dialect_name, run_ddl
+from pb_headless.database.backends import backend_for
+from pb_headless.database.dialect import run_ddl
 from pb_headless.state import bump_version
 
 
@@ -44,11 +45,4 @@ async def create_table(database: Database, table: ConstructorTable) -> sa.Table:
 
 async def table_exists(database: Database, name: str) -> bool:
     """Whether the database has a table of this name (asked of its catalog, so no statement fails)."""
-    catalog = {
-        "sqlite": "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = :name",
-        "postgresql": "SELECT count(*) FROM information_schema.tables "
-        "WHERE table_schema = current_schema() AND table_name = :name",
-        "mysql": "SELECT count(*) FROM information_schema.tables "
-        "WHERE table_schema = DATABASE() AND table_name = :name",
-    }[dialect_name(database)]
-    return bool(await database.fetch_val(catalog, {"name": name}))
+    return await backend_for(database).table_exists(name)

@@ -19,6 +19,8 @@ from typing import Any
 from databases import Database
 from databases.core import Connection
 
+from pb_headless.database import internals
+
 log = logging.getLogger("pb_headless")
 CANCEL_TIMEOUT = 5.0  # seconds a cancel request for a closed connection's statement may take
 _cancels: set[asyncio.Task[None]] = set()  # kept until done: the loop holds tasks only weakly
@@ -64,19 +66,9 @@ def _cancel_statement(raw: Any) -> None:
     socket of its own): a busy server notices a closed client only when it next writes to it, so a
     costly query would otherwise run to its end. Sent in the background, given up after
     CANCEL_TIMEOUT (a frozen server never answers); harmless when nothing is running."""
-    connection = getattr(raw, "_con", raw)  # the pool hands out a proxy of the connection
-    protocol = getattr(connection, "_protocol", None)
-    if protocol is None:
+    request = internals.asyncpg_cancel_request(raw)
+    if request is None:
         return
-    from asyncpg import connect_utils  # type: ignore[import-untyped]  # only PostgreSQL hosts have it
-
-    request = connect_utils._cancel(
-        loop=connection._loop,
-        addr=connection._addr,
-        params=connection._params,
-        backend_pid=protocol.backend_pid,
-        backend_secret=protocol.backend_secret,
-    )
     task = asyncio.ensure_future(_bounded(request))
     _cancels.add(task)
     task.add_done_callback(_cancels.discard)

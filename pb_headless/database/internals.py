@@ -1,4 +1,4 @@
-"""Every reach into private attributes of `databases`, aiosqlite and SQLAlchemy, and nowhere else.
+"""Every reach into private attributes of `databases`, aiosqlite, asyncpg, SQLAlchemy and Alembic: here only.
 
 The speed work needs a few things these libraries do not offer publicly: the backend's dialect and
 SQLite pool, the connection a task already holds, a connection's query lock, a compiled statement's
@@ -26,7 +26,18 @@ REACHED: dict[str, tuple[str, ...]] = {
     "aiosqlite.Connection": ("_thread", "_running", "_connection"),
     "sqlalchemy.sql.Select": ("_limit_clause", "_offset_clause"),
     "sqlalchemy.sql.compiler.SQLCompiler": ("_bind_processors", "_result_columns"),
-    "sqlalchemy.types.TypeEngine": ("_cached_result_processor",),
+    "sqlalchemy.types.TypeEngine": ("_cached_result_processor", "_type_affinity"),
+}
+# The one private attribute read outside this module: fields/ imports nothing of the library (its
+# kinds are pure), so it reads SQLAlchemy's `_type_affinity` itself; it is still checked above.
+READ_OUTSIDE: dict[str, tuple[str, ...]] = {"fields/kinds.py": ("_type_affinity",)}
+# Owner (a class or a module) → private attributes looked up on it rather than on a live instance:
+# the driver's slots and methods, for drivers a test run may have no server for.
+REACHED_ON_CLASS: dict[str, tuple[str, ...]] = {
+    "asyncpg.connection.Connection": ("_protocol", "_loop", "_addr", "_params"),
+    "asyncpg.pool.PoolConnectionProxy": ("_con",),
+    "asyncpg.connect_utils": ("_cancel",),
+    "alembic.script.ScriptDirectory": ("_stamp_revs", "_upgrade_revs"),
 }
 
 
@@ -153,3 +164,31 @@ def hand_over_connection(database: Any, source: Any, target: Any) -> None:
     found = database._connection_map.pop(source, None)
     if found is not None:
         database._connection_map[target] = found
+
+
+def alembic_stamp_revisions(scripts: Any, target: str, heads: Any) -> Any:
+    """Alembic's steps that stamp `target` over `heads`, as its own `stamp` command asks for them."""
+    return scripts._stamp_revs(target, heads)
+
+
+def alembic_upgrade_revisions(scripts: Any, target: str, heads: Any) -> Any:
+    """Alembic's steps from `heads` up to `target`, as its own `upgrade` command asks for them."""
+    return scripts._upgrade_revs(target, heads)
+
+
+def asyncpg_cancel_request(raw: Any) -> Any:
+    """A coroutine asking PostgreSQL to stop the statement in flight on asyncpg connection `raw` (a
+    cancel request on a socket of its own, as psql's Ctrl-C), or None when it has no protocol."""
+    connection = getattr(raw, "_con", raw)  # the pool hands out a proxy of the connection
+    protocol = getattr(connection, "_protocol", None)
+    if protocol is None:
+        return None
+    from asyncpg import connect_utils  # type: ignore[import-untyped]  # only PostgreSQL hosts have it
+
+    return connect_utils._cancel(
+        loop=connection._loop,
+        addr=connection._addr,
+        params=connection._params,
+        backend_pid=protocol.backend_pid,
+        backend_secret=protocol.backend_secret,
+    )

@@ -133,7 +133,7 @@ def _type_facts(type_: sa.types.TypeEngine[Any]) -> dict[str, Any]:
         return {"kind": FieldKind.DECIMAL, "precision": type_.precision, "scale": scale}
     if isinstance(type_, sa.DateTime):
         return {"kind": FieldKind.DATETIME, "timezone": bool(type_.timezone)}
-    return {"kind": _SIMPLE.get(type_._type_affinity, FieldKind.OTHER)}
+    return {"kind": _SIMPLE.get(type_._type_affinity, FieldKind.OTHER)}  # checked: database/internals.py
 
 
 def _is_mariadb_boolean(type_: sa.types.TypeEngine[Any]) -> bool:

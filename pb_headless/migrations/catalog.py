@@ -4,16 +4,9 @@ from __future__ import annotations
 
 from databases import Database
 
-from pb_headless.database.dialect import dialect_name
+from pb_headless.database.backends import backend_for
 
 
 async def existing_tables(database: Database) -> set[str]:
     """The names of the tables in the database's current schema."""
-    dialect = dialect_name(database)
-    if dialect == "sqlite":
-        query = "SELECT name FROM sqlite_master WHERE type = 'table'"
-    elif dialect == "postgresql":
-        query = "SELECT tablename FROM pg_catalog.pg_tables WHERE schemaname = current_schema()"
-    else:
-        query = "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
-    return {row[0] for row in await database.fetch_all(query)}
+    return await backend_for(database).existing_tables()

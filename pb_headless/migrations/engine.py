@@ -17,10 +17,9 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
+from pb_headless.database.backends import backend_for, backend_name
 from pb_headless.migrations.errors import MigrationError
 
-ASYNC_DRIVERS = {"postgresql": "asyncpg", "postgres": "asyncpg", "mysql": "aiomysql", "mariadb": "aiomysql",
-                 "sqlite": "aiosqlite"}  # fmt: skip
 # The options of `databases`' own pool, which SQLAlchemy's drivers do not take.
 POOL_OPTIONS = ("min_size", "max_size", "pool_recycle")
 # pg_advisory_lock takes a bigint: "pbmigrat" in ASCII. GET_LOCK names are server-wide (64 characters
@@ -35,15 +34,13 @@ T = TypeVar("T")
 def engine_url(database: Database) -> URL:
     """The host's URL with the async driver SQLAlchemy needs for the same database."""
     url = make_url(str(database.url))
-    backend, _, driver = url.drivername.partition("+")
-    if backend not in ASYNC_DRIVERS:
-        raise ValueError(f"pb_headless cannot migrate a {backend} database (sqlite, postgresql, mysql)")
-    if driver not in ("asyncpg", "aiomysql", "asyncmy", "aiosqlite"):
-        driver = ASYNC_DRIVERS[backend]
-    if backend == "sqlite" and url.database in (None, "", ":memory:"):
+    scheme, _, driver = url.drivername.partition("+")
+    name = backend_name(scheme)
+    if name is None:
+        raise ValueError(f"pb_headless cannot migrate a {scheme} database (sqlite, postgresql, mysql)")
+    if name == "sqlite" and url.database in (None, "", ":memory:"):
         raise ValueError("an in-memory SQLite database cannot be migrated: use a database file")
-    backend = {"postgres": "postgresql", "mariadb": "mysql"}.get(backend, backend)
-    return url.set(drivername=f"{backend}+{driver}").difference_update_query(POOL_OPTIONS)
+    return url.set(drivername=backend_for(database).driver_url(driver)).difference_update_query(POOL_OPTIONS)
 
 
 async def run_locked(database: Database, work: Callable[[Connection], T]) -> T:

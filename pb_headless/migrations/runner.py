@@ -22,6 +22,7 @@ from alembic.runtime.migration import MigrationContext
 from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
+from pb_headless.database import internals
 from pb_headless.migrations.errors import MigrationError
 
 VERSION_TABLE = "pb_alembic_version"
@@ -110,7 +111,7 @@ def offline_sql(dialect: str, current: str | None, legacy: bool, target: str) ->
         _run(_context(None, work, dialect=dialect, **options))
 
     if current is None and legacy:
-        emit(lambda heads, _: scripts()._stamp_revs(FIRST, heads), None)
+        emit(lambda heads, _: internals.alembic_stamp_revisions(scripts(), FIRST, heads), None)
         current = FIRST
     emit(_upgrade_to(target), current)
     return buffer.getvalue()
@@ -118,7 +119,7 @@ def offline_sql(dialect: str, current: str | None, legacy: bool, target: str) ->
 
 def _upgrade_to(target: str) -> Callable[[Any, Any], Iterable[Any]]:
     # Alembic hands the current heads (a tuple) where its signature says str; its own commands do too.
-    return lambda heads, _: scripts()._upgrade_revs(target, heads)
+    return lambda heads, _: internals.alembic_upgrade_revisions(scripts(), target, heads)
 
 
 def _context(

@@ -18,6 +18,7 @@ from databases import Database
 from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 
+from pb_headless.database.backends import backend_for, backend_name
 from pb_headless.registry.compile import compile_objects
 from pb_headless.registry.declaration import Declaration, DeclarationError, check_declaration
 from pb_headless.registry.events import Events, OnServiceApiRegister, load_components, registering_source
@@ -28,8 +29,6 @@ log = logging.getLogger("pb_headless")
 
 # What `add_source` takes: an async callable giving declarations (the constructor's tables).
 DeclarationProvider = Callable[[Database], Awaitable[Mapping[str, Declaration]]]
-ASYNC_DRIVERS = {"sqlite": "sqlite+aiosqlite", "postgresql": "postgresql+asyncpg", "mysql": "mysql+aiomysql"}
-KNOWN_DRIVERS = ("asyncpg", "aiomysql", "asyncmy", "aiosqlite")  # a URL naming one of these keeps it
 
 
 class Catalog(Mapping[str, ObjectSpec]):
@@ -194,9 +193,8 @@ class ApiRegistry:
         key = str(database.url)
         if key not in self._engines:
             url = database.url
-            driver = ASYNC_DRIVERS.get("mysql" if url.dialect == "mariadb" else url.dialect, url.scheme)
-            if url.driver in KNOWN_DRIVERS:  # `mysql+asyncmy://`: reflect with the host's own driver
-                driver = f"{driver.partition('+')[0]}+{url.driver}"
+            # `mysql+asyncmy://`: reflect with the host's own driver when SQLAlchemy has it async.
+            driver = backend_for(database).driver_url(url.driver) if backend_name(url.dialect) else url.scheme
             # The URL's query holds `databases`' own options (min_size, max_size, pool_recycle, ssl,
             # unix_socket), which SQLAlchemy would hand the driver as unknown keywords: the engine gets
             # the bare URL and, of those options, the ones that concern the connection.
@@ -220,7 +218,8 @@ def _connect_options(database: Database) -> dict[str, Any]:
     ssl = options.get("ssl")
     if ssl is not None:
         chosen["ssl"] = {"true": True, "false": False}.get(ssl.lower(), ssl) if isinstance(ssl, str) else ssl
-    if options.get("unix_socket") and database.url.dialect in ("mysql", "mariadb"):
+    served = backend_name(database.url.dialect) is not None
+    if options.get("unix_socket") and served and backend_for(database).takes_unix_socket:
         chosen["unix_socket"] = options["unix_socket"]
     return chosen
 

@@ -16,7 +16,7 @@ from datetime import datetime, timedelta
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.database.dialect import dialect_name
+from pb_headless.database.backends import backend_for
 from pb_headless.tables import webhook_tables
 from pb_headless.webhooks.locking import lock_for_writing
 from pb_headless.webhooks.records import DeliveryInfo, delivery_from_row
@@ -70,11 +70,7 @@ async def claim(
     if await database.fetch_one(_due(now, 1, full)) is None:
         return []  # nothing due: no lock taken (on SQLite it would hold up every other writer)
     query = _due(now, limit * LOOK_AHEAD, full)
-    dialect = dialect_name(database)
-    if dialect == "postgresql":  # lock only the deliveries, not the endpoints the subquery reads
-        query = query.with_for_update(skip_locked=True, of=_deliveries)
-    elif dialect != "sqlite":  # MariaDB knows no `OF`
-        query = query.with_for_update(skip_locked=True)
+    query = backend_for(database).lock_due_rows(query, _deliveries)
     async with database.transaction():
         await lock_for_writing(database)  # SQLite: two processes never lease the same rows
         due = [delivery_from_row(row._mapping) for row in await database.fetch_all(query)]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from databases import Database
 
-from pb_headless.database.dialect import dialect_name
+from pb_headless.database.backends import backend_for
 from pb_headless.tables import webhook_tables
 
 _cursor = webhook_tables.cursor
@@ -19,5 +19,4 @@ _NOTHING = _cursor.update().where(_cursor.c.id == -1).values(position=_cursor.c.
 
 async def lock_for_writing(database: Database) -> None:
     """Call first inside the transaction; does nothing on PostgreSQL and MariaDB."""
-    if dialect_name(database) == "sqlite":
-        await database.execute(_NOTHING)
+    await backend_for(database).lock_for_writing(_NOTHING)

@@ -144,3 +144,206 @@ def test_the_grammar_and_the_planner_import_no_database_module():
     for name in ("pb_headless.query.grammar", "pb_headless.query.planner"):
         found = imported(known[name], known)
         assert not [target for target in found if under(target, "pb_headless.database")], name
+
+
+# --- What differs between the databases lives in database/ (docs/architecture.md, "The database
+# backend"): outside it, code asks the backend for a capability by name.
+
+DIALECT_NAMES = {"sqlite", "postgresql", "postgres", "mysql", "mariadb"}
+# Migration revisions are frozen history: each says what it did on each database, once.
+REVISIONS = "pb_headless.migrations.versions"
+# Moves with the ChangeLog, the next stage: the change-log triggers are being rewritten beside this
+# work, and webhooks read the log through these until the ChangeLog owns it.
+MOVES_WITH_THE_CHANGE_LOG = (
+    "pb_headless.changes",
+    "pb_headless.webhooks.source",
+    "pb_headless.webhooks.outbox",
+    "pb_headless.webhooks.payload",
+)
+# Not yet behind a backend capability: module → how many dialect-name comparisons it still makes.
+# A count may only fall; a module leaves the list when it reaches 0 (the test says so).
+NOT_YET_MOVED = {
+    "pb_headless.api.batch": 1,
+    "pb_headless.api.batch_inserts": 3,
+    "pb_headless.api.writes": 2,
+    "pb_headless.cli.database": 1,
+    "pb_headless.constructor.indexes": 8,
+    "pb_headless.migrations.engine": 5,
+    "pb_headless.migrations.runner": 1,
+    "pb_headless.query.compiler": 3,
+    "pb_headless.query.estimates": 2,
+    "pb_headless.query.seek": 1,
+}
+# Libraries whose private attributes are read in database/internals.py only.
+LIBRARIES = ("databases", "aiosqlite", "asyncpg", "aiomysql", "sqlalchemy", "alembic")
+# Underscored names that are public API: SQLAlchemy's documented `Row._mapping`, argparse's
+# subparser class (the standard library's, named in a type hint).
+DOCUMENTED = {"_mapping", "_SubParsersAction"}
+
+
+def checked(*exempt: str) -> dict[str, Path]:
+    """The package's modules outside database/, migration revisions and `exempt`."""
+    return {
+        name: path
+        for name, path in modules().items()
+        if not under(name, "pb_headless.database", REVISIONS, *exempt)
+    }
+
+
+def is_dialect_name(node: ast.AST) -> bool:
+    if isinstance(node, ast.Constant):
+        return node.value in DIALECT_NAMES
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(is_dialect_name(element) for element in node.elts)
+    return False
+
+
+def dialect_comparisons(source: str) -> int:
+    """`x == "sqlite"`, `x in ("mysql", "mariadb")`, `x.startswith("postgres")` and the like."""
+    found = 0
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Compare):
+            found += any(is_dialect_name(side) for side in (node.left, *node.comparators))
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("startswith", "endswith")
+            and node.args
+            and is_dialect_name(node.args[0])
+        ):
+            found += 1
+    return found
+
+
+def test_dialect_names_are_compared_in_the_database_package_only():
+    counts = {
+        name: dialect_comparisons(path.read_text(encoding="utf-8"))
+        for name, path in checked(*MOVES_WITH_THE_CHANGE_LOG).items()
+    }
+    found = {name: count for name, count in counts.items() if count}
+    new = {name: count for name, count in found.items() if count > NOT_YET_MOVED.get(name, 0)}
+    assert not new, f"compare dialect names through the backend (database/backends.py) instead: {new}"
+    moved = sorted(name for name in NOT_YET_MOVED if not found.get(name))
+    assert not moved, f"no longer compares dialect names: take it off NOT_YET_MOVED: {moved}"
+    fallen = {name: found[name] for name in NOT_YET_MOVED if 0 < found.get(name, 0) < NOT_YET_MOVED[name]}
+    assert not fallen, f"fewer comparisons now: lower NOT_YET_MOVED to {fallen}"
+
+
+def test_the_dialect_comparison_finder_sees_each_form():
+    source = (
+        'a == "sqlite"\nb in ("mysql", "mariadb")\nc.startswith("postgres")\n"postgresql" != d\ne == "x"\n'
+    )
+    assert dialect_comparisons(source) == 4
+
+
+def module_level_weak_maps(source: str) -> list[int]:
+    """Lines where a module-level name is bound to a `WeakKeyDictionary` (per-database state found
+    again through a global, where the backend should hold it)."""
+    lines = []
+    for node in ast.parse(source).body:
+        value = node.value if isinstance(node, (ast.Assign, ast.AnnAssign)) else None
+        if isinstance(value, ast.Call):
+            function = value.func
+            name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+            if name == "WeakKeyDictionary":
+                lines.append(node.lineno)
+    return lines
+
+
+# Not yet moved: a column's description is per column, not per database; it goes with the typed
+# per-object facts built with the registry version (a later stage of the same issue).
+WEAK_MAPS_NOT_YET_MOVED = {"pb_headless.fields.kinds"}
+
+
+def test_no_module_outside_the_database_package_keeps_a_weak_map():
+    found = {
+        name: lines
+        for name, path in checked(*MOVES_WITH_THE_CHANGE_LOG).items()
+        if (lines := module_level_weak_maps(path.read_text(encoding="utf-8")))
+    }
+    assert set(found) - WEAK_MAPS_NOT_YET_MOVED == set(), (
+        f"per-database state belongs to the backend: {found}"
+    )
+    assert set(found) >= WEAK_MAPS_NOT_YET_MOVED, "moved: take it off WEAK_MAPS_NOT_YET_MOVED"
+
+
+def test_the_weak_map_finder_sees_both_spellings():
+    source = (
+        "A = weakref.WeakKeyDictionary()\n"
+        "B: dict = WeakKeyDictionary()\n"
+        "def f():\n    c = WeakKeyDictionary()\n"
+    )
+    assert module_level_weak_maps(source) == [1, 2]
+
+
+def own_private_names() -> set[str]:
+    """Every `_name` the package defines itself: attributes it assigns, functions, classes, slots."""
+    names: set[str] = set()
+    for name, path in modules().items():
+        if name == "pb_headless.database.internals":  # names the dependencies' attributes, as strings
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if isinstance(node, ast.Attribute) and isinstance(node.ctx, ast.Store):
+                names.add(node.attr)
+            elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+                names.add(node.id)
+            elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+                names.add(node.target.id)
+            elif isinstance(node, ast.Constant) and isinstance(node.value, str):
+                names.add(node.value)  # __slots__ entries, getattr(self, "_x")
+    return {name for name in names if name.startswith("_")}
+
+
+def private_reaches(source: str, own: set[str]) -> set[str]:
+    """Private names read off something that is not the package's own (`x._y` where the package
+    defines no `_y`), and private names imported from the dependencies."""
+    found: set[str] = set()
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Attribute) and node.attr.startswith("_") and not node.attr.startswith("__"):
+            if node.attr not in own:
+                found.add(node.attr)
+        elif isinstance(node, ast.ImportFrom) and node.module and under(node.module, *LIBRARIES):
+            found.update(alias.name for alias in node.names if alias.name.startswith("_"))
+            found.update(part for part in node.module.split(".") if part.startswith("_"))
+        elif isinstance(node, ast.Call) and getattr(node.func, "id", None) in (
+            "getattr",
+            "setattr",
+            "hasattr",
+        ):
+            name = node.args[1].value if len(node.args) > 1 and isinstance(node.args[1], ast.Constant) else ""
+            if (
+                isinstance(name, str)
+                and name.startswith("_")
+                and not name.startswith("__")
+                and name not in own
+            ):
+                found.add(name)
+    return found
+
+
+def allowed_outside(path: Path) -> set[str]:
+    """What database/internals.py lists as read outside it (and checks on the installed versions)."""
+    from pb_headless.database import internals
+
+    return set(internals.READ_OUTSIDE.get(path.relative_to(PACKAGE).as_posix(), ()))
+
+
+def test_no_module_outside_the_database_package_reads_a_dependency_s_private_attribute():
+    """databases, aiosqlite, asyncpg, aiomysql, SQLAlchemy and Alembic: their private attributes are
+    read in database/internals.py, whose tested list says which (tests/unit/test_internals.py)."""
+    own = own_private_names() | DOCUMENTED
+    found = {
+        name: sorted(names)
+        for name, path in checked(*MOVES_WITH_THE_CHANGE_LOG).items()
+        if (names := private_reaches(path.read_text(encoding="utf-8"), own) - allowed_outside(path))
+    }
+    assert found == {}, f"read it through pb_headless/database/internals.py: {found}"
+
+
+def test_the_private_reach_finder_sees_a_dependency_s_attribute_but_not_the_package_s_own():
+    source = (
+        "type_._type_affinity\nself._mine\nfrom sqlalchemy.sql import _typing\ngetattr(raw, '_con', raw)\n"
+    )
+    assert private_reaches(source, {"_mine"}) == {"_type_affinity", "_typing", "_con"}
