@@ -240,18 +240,7 @@ def _run_system(
             )
             result["rss_idle_kib"] = idle
             results[request.label] = result
-            print(
-                f"  {system.name:10s} {request.label:15s} {result['rps']:9.1f} rps  "
-                f"p50 {result['lat_p50_us'] / 1000:7.2f} ms  p99 {result['lat_p99_us'] / 1000:7.2f} ms  "
-                f"cpu {result['cpu_us_per_request'] or 0:9.0f} µs/req  "
-                f"rss {result['rss_kib'] / 1024:4.0f} MiB  "
-                f"non-2xx {result['err_status']}  load {result['load_average']}",
-                file=sys.stderr,
-            )
-            if result["err_status"] or result["err_timeout"]:
-                print(
-                    f"  !! {result['err_status']} non-2xx, {result['err_timeout']} timeouts", file=sys.stderr
-                )
+            load.print_result(system.name, request.label, result, rss=True)
     finally:
         system.stop()
         time.sleep(1)

@@ -217,7 +217,7 @@ def measure(
     )
     time.sleep(load.drain)
     result_file = out / f"{system.name}.{label}.json"
-    load_average = _load_average()
+    load_average = machine_load()
     ticks = system.cpu_ticks()
     started = time.monotonic()
     subprocess.run(
@@ -230,6 +230,20 @@ def measure(
     elapsed = time.monotonic() - started
     ticks = system.cpu_ticks() - ticks
     result = json.loads(result_file.read_text())
+    return with_server_figures(result, result_file, system, label, url, load_average, ticks, elapsed)
+
+
+def with_server_figures(
+    result: dict[str, Any],
+    result_file: Path,
+    system: System,
+    label: str,
+    url: str,
+    load_average: str,
+    ticks: int,
+    elapsed: float,
+) -> dict[str, Any]:
+    """wrk's result with the server's CPU per request, its share of the run and its RSS, kept in its file."""
     result.update(
         label=label,
         system=system.name,
@@ -244,5 +258,19 @@ def measure(
     return result
 
 
-def _load_average() -> str:
+def print_result(system: str, label: str, result: dict[str, Any], *, rss: bool) -> None:
+    """One line of a wrk run's figures on stderr, and a warning line when any answer was not a 2xx."""
+    memory = f"rss {result['rss_kib'] / 1024:4.0f} MiB  " if rss else ""
+    print(
+        f"  {system:10s} {label:15s} {result['rps']:9.1f} rps  "
+        f"p50 {result['lat_p50_us'] / 1000:7.2f} ms  p99 {result['lat_p99_us'] / 1000:7.2f} ms  "
+        f"cpu {result['cpu_us_per_request'] or 0:9.0f} µs/req  {memory}"
+        f"non-2xx {result['err_status']}  load {result['load_average']}",
+        file=sys.stderr,
+    )
+    if result["err_status"] or result["err_timeout"]:
+        print(f"  !! {result['err_status']} non-2xx, {result['err_timeout']} timeouts", file=sys.stderr)
+
+
+def machine_load() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])

@@ -36,7 +36,8 @@ import sqlalchemy as sa
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bench.dataset import ASYNC_DRIVERS
-from bench.servers import CLK_TCK, System
+from bench.load import machine_load, print_result, with_server_figures
+from bench.servers import System
 
 HERE = Path(__file__).resolve().parent
 LABELS = ("w1_create", "w2_update", "w3_delete")
@@ -225,17 +226,7 @@ def run(
             if kind == "create":
                 created_rps = result["rps"]
             results[label] = result
-            print(
-                f"  {system.name:10s} {label:15s} {result['rps']:9.1f} rps  "
-                f"p50 {result['lat_p50_us'] / 1000:7.2f} ms  p99 {result['lat_p99_us'] / 1000:7.2f} ms  "
-                f"cpu {result['cpu_us_per_request'] or 0:9.0f} µs/req  "
-                f"non-2xx {result['err_status']}  load {result['load_average']}",
-                file=sys.stderr,
-            )
-            if result["err_status"] or result["err_timeout"]:
-                print(
-                    f"  !! {result['err_status']} non-2xx, {result['err_timeout']} timeouts", file=sys.stderr
-                )
+            print_result(system.name, label, result, rss=False)
     finally:
         system.stop()
         time.sleep(1)
@@ -273,7 +264,7 @@ def _measure(
         first = str(start + plan.threads * (warm["requests"] + plan.connections + 1))
     time.sleep(plan.drain)
     result_file = out / f"{system.name}.{label}.json"
-    load_average = " ".join(Path("/proc/loadavg").read_text().split()[:3])
+    load_average = machine_load()
     ticks = system.cpu_ticks()
     started = time.monotonic()
     subprocess.run(
@@ -291,15 +282,4 @@ def _measure(
             f"  !! {system.name} {label}: the deletes may have run past the rows put in for them",
             file=sys.stderr,
         )
-    result.update(
-        label=label,
-        system=system.name,
-        url=url,
-        load_average=load_average,
-        cpu_us_per_request=(ticks / CLK_TCK * 1e6 / result["requests"]) if result["requests"] else None,
-        server_cpu_pct=round(100 * ticks / CLK_TCK / elapsed, 1),
-        rss_kib=system.rss_kib(),
-        rss_peak_kib=system.rss_kib("VmHWM"),
-    )
-    result_file.write_text(json.dumps(result))
-    return result
+    return with_server_figures(result, result_file, system, label, url, load_average, ticks, elapsed)
