@@ -65,3 +65,11 @@ async def snapshot(database: Any) -> dict[str, Any]:
 
 def op(kind: str, name: str, **members: Any) -> dict[str, Any]:
     return {"op": kind, "object": name, **members}
+
+
+async def serve_batch_site(database: Any, host_factory: Any) -> Any:
+    """The batch site on `database`, served, with `host.headers` carrying a `*` token."""
+    await create_batch_site(database)
+    host = await host_factory(database, batch_registry())
+    host.headers = host.auth(await host.token("*"))
+    return host

@@ -8,7 +8,16 @@ import asyncio
 import pytest
 import sqlalchemy as sa
 
-from tests.api.batch_site import BATCH, batch_registry, count, create_batch_site, labels, op, snapshot
+from tests.api.batch_site import (
+    BATCH,
+    batch_registry,
+    count,
+    create_batch_site,
+    labels,
+    op,
+    serve_batch_site,
+    snapshot,
+)
 from tests.support.demo import articles, authors
 
 GUARD = 60.0  # a batch still running after this is hanging: the test fails instead
@@ -16,9 +25,7 @@ GUARD = 60.0  # a batch still running after this is hanging: the test fails inst
 
 @pytest.fixture
 async def site(database, host_factory):
-    await create_batch_site(database)
-    host = await host_factory(database, batch_registry())
-    host.headers = host.auth(await host.token("*"))
+    host = await serve_batch_site(database, host_factory)
     return host
 
 

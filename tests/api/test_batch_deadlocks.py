@@ -12,7 +12,7 @@ import pytest
 import sqlalchemy as sa
 from databases import Database
 
-from tests.api.batch_site import BATCH, batch_registry, create_batch_site, op
+from tests.api.batch_site import BATCH, op, serve_batch_site
 from tests.support.demo import articles, authors
 
 GUARD = 60.0  # a batch still running after this is hanging: the test fails instead
@@ -20,9 +20,7 @@ GUARD = 60.0  # a batch still running after this is hanging: the test fails inst
 
 @pytest.fixture
 async def site(database, host_factory):
-    await create_batch_site(database)
-    host = await host_factory(database, batch_registry())
-    host.headers = host.auth(await host.token("*"))
+    host = await serve_batch_site(database, host_factory)
     assert (await host.client.get("/api/pb/v1/me", headers=host.headers)).status_code == 200  # compiled
     return host
 
