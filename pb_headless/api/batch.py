@@ -81,10 +81,10 @@ async def batch_endpoint(context: RequestContext, request: Request) -> Response:
 async def _written(
     context: RequestContext, operations: list[BatchOperation], claim: Claim | None
 ) -> Response:
-    database, dialect = context.database, context.dialect
+    database = context.database
     fields = _unique_fields(operations)
-    async with unique_locks(database, dialect, fields, LOCK_TIMEOUT), write_transaction(database):
-        await take_unique_turns(database, dialect, fields)
+    async with unique_locks(database, fields, LOCK_TIMEOUT), write_transaction(database):
+        await take_unique_turns(database, fields)
         await _lock_named_rows(context, operations)
         results = await _applied(context, operations)
         response = json_response({"data": results}, headers={"Vary": OBJECT_VARY}, cache=OBJECT_CACHING)

@@ -103,7 +103,7 @@ async def _taken(
         for name in spec.validator.unique_fields:
             if values.get(name) is not None:
                 wanted.setdefault(name, set()).add(values[name])
-    await take_unique_turns(context.database, context.dialect, [(spec, name) for name in wanted])
+    await take_unique_turns(context.database, [(spec, name) for name in wanted])
     taken: dict[str, set[Any]] = {}
     for name, candidates in wanted.items():
         column = spec.table.c[name]

@@ -41,16 +41,16 @@ def _advisory_key(spec: ObjectSpec, field: str) -> int:
 
 @contextlib.asynccontextmanager
 async def named_locks(
-    database: Database, dialect: str, spec: ObjectSpec, fields: Iterable[str], timeout: float
+    database: Database, spec: ObjectSpec, fields: Iterable[str], timeout: float
 ) -> AsyncIterator[None]:
     """MariaDB: hold a named lock per field around the whole transaction (a no-op elsewhere)."""
-    async with unique_locks(database, dialect, [(spec, field) for field in fields], timeout):
+    async with unique_locks(database, [(spec, field) for field in fields], timeout):
         yield
 
 
 @contextlib.asynccontextmanager
 async def unique_locks(
-    database: Database, dialect: str, fields: Iterable[tuple[ObjectSpec, str]], timeout: float
+    database: Database, fields: Iterable[tuple[ObjectSpec, str]], timeout: float
 ) -> AsyncIterator[None]:
     """MariaDB: hold a named lock per object field around the whole transaction, for writes that
     touch several objects (a batch); a no-op elsewhere."""
@@ -69,9 +69,7 @@ async def unique_locks(
             await database.fetch_val(sa.select(sa.func.release_lock(name)))
 
 
-async def take_unique_turns(
-    database: Database, dialect: str, fields: Iterable[tuple[ObjectSpec, str]]
-) -> None:
+async def take_unique_turns(database: Database, fields: Iterable[tuple[ObjectSpec, str]]) -> None:
     """PostgreSQL, at the start of a transaction that checks several fields: take every field's
     advisory lock at once, in one order, so two such transactions never wait on each other in
     opposite orders (`check_unique` taking one again later costs nothing)."""
@@ -81,9 +79,7 @@ async def take_unique_turns(
         await database.execute(sa.select(sa.func.pg_advisory_xact_lock(key)))
 
 
-async def check_unique(
-    database: Database, dialect: str, spec: ObjectSpec, values: dict[str, Any], exclude: Any
-) -> None:
+async def check_unique(database: Database, spec: ObjectSpec, values: dict[str, Any], exclude: Any) -> None:
     """Inside the write transaction: 422 for every unique field whose value another row holds."""
     taken: dict[str, list[str]] = {}
     in_turn = backend_for(database).unique_by_transaction_lock

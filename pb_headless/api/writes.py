@@ -45,9 +45,9 @@ async def create_record(
     """201 with the record; under an `Idempotency-Key`, the answer is kept in the insert's own
     transaction (`claim`), so it exists if and only if the row does."""
     values, sent = create_values(context, spec, json_body(request.headers, context))
-    database, dialect = context.database, context.dialect
+    database = context.database
     unique = fields_to_check(spec, values)
-    async with named_locks(database, dialect, spec, unique, LOCK_TIMEOUT), write_transaction(database):
+    async with named_locks(database, spec, unique, LOCK_TIMEOUT), write_transaction(database):
         key = await create_row(context, spec, values, sent)
         record, addressable = await read_back(context, spec, key)
         headers = {"Vary": OBJECT_VARY}  # the answer is the token's own, as a read's is
@@ -67,9 +67,9 @@ async def update_record(
 ) -> Response:
     key = await _served_key(context, spec, record_id)
     values, sent = update_values(spec, json_body(request.headers, context))
-    database, dialect = context.database, context.dialect
+    database = context.database
     unique = fields_to_check(spec, values)
-    async with named_locks(database, dialect, spec, unique, LOCK_TIMEOUT), write_transaction(database):
+    async with named_locks(database, spec, unique, LOCK_TIMEOUT), write_transaction(database):
         await lock_served_row(context, spec, key, record_id)
         await check_if_match(context, request.headers, spec, key)
         await update_row(context, spec, key, values, sent)
@@ -115,7 +115,7 @@ async def create_row(
     context: RequestContext, spec: ObjectSpec, values: dict[str, Any], sent: frozenset[str]
 ) -> Any:
     """Inside the write transaction: `unique` (422), then the insert; the new row's key."""
-    await check_unique(context.database, context.dialect, spec, values, exclude=None)
+    await check_unique(context.database, spec, values, exclude=None)
     return await _insert(context, spec, values, sent)
 
 
@@ -127,7 +127,7 @@ async def update_row(
         return
     _stamp(spec, context, values, ("updated_by",))
     values = spec.defaults.for_update(values)  # the model's own `onupdate=`
-    await check_unique(context.database, context.dialect, spec, values, exclude=key)
+    await check_unique(context.database, spec, values, exclude=key)
     statement = spec.table.update().where(_served(context, spec, key)).values(**values)
     await _write(context, spec, statement, values, sent)
 
