@@ -22,6 +22,7 @@ from starlette.staticfiles import StaticFiles
 
 from examples.site.config import SiteConfig
 from examples.site.definitions import load_tables
+from examples.site.draining import Draining
 from examples.site.installation import is_initialised, session_secret
 from examples.site.manager.constructor import ConstructorPages
 from examples.site.manager.dashboard import Dashboard
@@ -55,7 +56,7 @@ class Site:
     api: HeadlessAPI
     users: UserStore
     sessions: AdminSessions
-    app: Any  # the ASGI app: CORSMiddleware around everything
+    app: Any  # the ASGI app: CORSMiddleware around everything (inside `Draining` with PB_DRAIN_SECONDS)
 
     async def startup(self) -> None:
         """Connect, check the site is initialised, learn the session key, compile the registry once
@@ -100,15 +101,18 @@ def create_site(config: SiteConfig) -> Site:
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
         async with site.running():  # `site` is bound below, before any server starts the lifespan
+            if isinstance(site.app, Draining):
+                site.app.install()
             yield
 
     starlette = Starlette(routes=site_routes(config, folder, api, users), lifespan=lifespan)
     starlette.state.database = database  # custom routes reach the database as request.app.state.database
     starlette.state.pb_headless = api
     sessions = AdminSessions(starlette)
-    site = Site(
-        config, folder, database, api.registry, api, users, sessions, CORSMiddleware(sessions, api=api)
-    )
+    app: Any = CORSMiddleware(sessions, api=api)
+    if config.drain_seconds > 0:
+        app = Draining(app, config.drain_seconds)
+    site = Site(config, folder, database, api.registry, api, users, sessions, app)
     return site
 
 

@@ -26,6 +26,7 @@ class SiteConfig:
     components: tuple[str, ...] = ()
     docs_viewer_url: str | None = None
     secret_key: str | None = None
+    drain_seconds: float = 0.0  # after SIGTERM, before shutting down (examples/site/draining.py)
 
     def __post_init__(self) -> None:
         if not self.database_url:
@@ -58,6 +59,7 @@ class SiteConfig:
             ),
             docs_viewer_url=(env.get("PB_DOCS_VIEWER_URL") or "").strip() or None,
             secret_key=(env.get("PB_SECRET_KEY") or "").strip() or None,
+            drain_seconds=drain_seconds(env.get("PB_DRAIN_SECONDS") or ""),
         )
 
     @property
@@ -72,6 +74,18 @@ class SiteConfig:
         if at and ":" in credentials:
             return f"{scheme}://{credentials.split(':', 1)[0]}:***@{host}"
         return self.database_url
+
+
+def drain_seconds(written: str) -> float:
+    if not written.strip():
+        return 0.0
+    try:
+        seconds = float(written)
+    except ValueError:
+        seconds = -1.0
+    if not 0 <= seconds <= 300:
+        raise ConfigError(f"PB_DRAIN_SECONDS: {written!r} is not a number of seconds from 0 to 300")
+    return seconds
 
 
 def check_database_url(url: str) -> None:

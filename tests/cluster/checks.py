@@ -281,11 +281,10 @@ async def test_sigterm_lets_requests_in_flight_complete(cluster, token):
     assert still_serving and exited
     assert answer.startswith(b"HTTP/1.1 201 "), answer[:300]
     assert stored == 1
-    # A POST nginx sends on an idle kept-alive connection in the instant uvicorn closes it gets nginx's
-    # own 502 (nginx retries only idempotent methods there; docs/deployment.md, "Restarts"): at most
-    # one such race is allowed, and nothing else.
+    # The instance drains first (PB_DRAIN_SECONDS, docs/deployment.md "Restarts and outages"): it never
+    # closes a connection nginx may still send on, so not even a POST meets a closed socket (a 502).
     statuses = [a.status for a in load.answers]
-    assert set(statuses) <= {200, 201, 502} and statuses.count(502) <= 1, summary(load.answers)
+    assert set(statuses) <= {200, 201}, summary(load.answers)
     assert acknowledged <= {row["id"] for row in rows}
 
 
