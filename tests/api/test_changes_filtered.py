@@ -4,12 +4,15 @@ or deleted) as `delete` with `record: null`; a cursor is good only for the filte
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from tests.support.demo import articles
+from tests.support.live import event_stream, serving
 from tests.support.relation_filters import create_schema, posts, relation_registry
 
 API = "/api/pb/v1"
+STREAM = f"{API}/changes/articles/stream"
 NEWS = {"filter[category]": "news"}
 
 
@@ -152,3 +155,32 @@ async def test_a_relation_path_selects_as_on_a_list(database, host_factory):
         ("delete", 6, None),
         ("upsert", 1, {"id": 1, "title": "Alpha 2"}),
     ]
+
+
+@pytest.fixture
+async def live(feed):
+    async with serving(feed.app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
+        feed.http = client
+        yield feed
+
+
+async def test_the_stream_sends_upserts_and_leaves_and_resumes_with_last_event_id(live):
+    stream = f"{STREAM}?filter[category]=news&fields=title"
+    async with event_stream(live.http, stream, live.headers) as events:
+        await events.opened()
+        await update(live, 1, title="Still news")
+        await update(live, 6, category="sales")
+        first = await events.take(2)
+    assert [(event.event, event.data["id"], event.data["record"]) for event in first] == [
+        ("upsert", 1, {"id": 1, "title": "Still news"}),
+        ("delete", 6, None),
+    ]
+    assert all(event.id == event.data["cursor"] and "." in event.id for event in first)
+    await update(live, 7, published=False)  # while no client listens
+    await update(live, 2, category="news")
+    resumed = {**live.headers, "Last-Event-ID": first[-1].id}
+    async with event_stream(live.http, stream, resumed) as events:
+        rest = await events.take(2)
+    assert [(event.event, event.data["id"]) for event in rest] == [("delete", 7), ("upsert", 2)]
+    other = await live.http.get(f"{STREAM}?filter[category]=sales", headers=resumed)
+    assert other.status_code == 422 and list(other.json()["details"]) == ["Last-Event-ID"]
