@@ -64,10 +64,10 @@ async def read_page(reader: Reader, since: int, limit: int) -> FeedPage:
     found = await latest_per_row(reader.database, spec.table.name, since, edges.head, limit + 1, spec.name)
     has_more = len(found) > limit
     found = found[:limit]
-    entries = await render_page(reader, found, render_entry, pause=True)
+    rendered = await render_page(reader, found, render_entry, pause=True)
     # Without more to read, everything up to the head was seen, whichever table it belonged to.
     following = found[-1].position if has_more else max(since, edges.head)
-    return FeedPage(entries, following, has_more, [change.position for change in found])
+    return FeedPage([entry for _, entry in rendered], following, has_more, [at for at, _ in rendered])
 
 
 async def head_position(database: Database) -> int:
@@ -76,21 +76,25 @@ async def head_position(database: Database) -> int:
 
 async def render_page(
     reader: Reader, found: Sequence[Change], render: Render, pause: bool = False
-) -> list[dict[str, Any]]:
-    """The page's entries. A filtered reader asks once for the whole page which of its rows the
-    filters select now (a query bounded by the page's keys): those are rendered by `render`, every
-    other one is a `delete` with `record: null` — it left the selection, or was never in it (the
-    client drops what it does not hold). Cursors carry the filter set's digest."""
+) -> list[tuple[int, dict[str, Any]]]:
+    """The page's entries, each with its position. A filtered reader asks once for the whole page
+    which of its rows the filters select now (a query bounded by the page's keys): those are
+    rendered by `render`; every other one is a `delete` with `record: null` — it left the
+    selection, or was never in it (the client drops what it does not hold) — except a row created
+    since the cursor and not selected, which the client cannot hold: it has no entry. Cursors
+    carry the filter set's digest."""
     chosen = await selected_keys(reader, found)
     entries = []
     for change in found:
         if chosen is not None and change.key not in chosen:
+            if change.is_new:
+                continue
             entry = left_entry(reader, change)
         else:
             entry = await render(reader, change)
             if reader.digest:
                 entry = {**entry, "cursor": encode_cursor(change.position, reader.digest)}
-        entries.append(entry)
+        entries.append((change.position, entry))
         if pause:
             # A reader on the loop's thread (SQLite) may not suspend at all: a page of a backlog gives
             # way to other requests between its entries rather than holding the loop for the whole page.
