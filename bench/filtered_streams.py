@@ -7,10 +7,11 @@ filters while writes commit.
 One uvicorn process serves the API (its own process, so that its CPU time is its own). The table
 holds `--rows` rows; the bench's process commits `--rate` writes a second for `--seconds` seconds in
 plain SQL (inserts, and a share `--updates` of updates that move a row to another category: by
-default half), first with no stream
-open, then with `--streams` streams open, each with a filter of its own (`filter[category]=i`, or a
-range of categories). It prints the server's CPU (share of one core) in both runs, and the delay
-from each commit to each event it caused on a stream (p50, p99), with how many events arrived.
+default half), first with no stream open, then with `--streams` streams open, each with a filter
+of its own (`filter[category]=i`, or a range of categories; none with `--unfiltered`, to compare).
+After a warm-up it prints the server's CPU (share of one core; SQLite's threads included) in both
+runs, the bench's own, and the delay from each commit to each event it caused on a stream (p50,
+p99), with how many events arrived.
 
 Each stream's page is checked with one statement bounded by the page's keys (`key IN (…)`), never a
 scan of the table: the CPU should not grow with `--rows`. The clients run in the bench's process on
@@ -55,6 +56,8 @@ SERVERS = {
 }
 STREAMS_PER_TOKEN = 5  # docs/changes.md: at most 5 open streams per token on one instance
 CATEGORIES = 100
+UNFILTERED = "--unfiltered" in sys.argv  # the same streams without filters, to compare
+WARM_UP = 5.0  # seconds of writes with the streams open before the measured ones
 FIRST_NEW_ID = 10_000_000  # inserted rows take ids from here, so the writer knows them before commit
 metadata = sa.MetaData()
 items = sa.Table(
@@ -99,7 +102,9 @@ def make_app() -> Starlette:
 
 
 def stream_filter(number: int) -> dict[str, str]:
-    """A filter of its own for each stream: one category, or a range of ten."""
+    """A filter of its own for each stream: one category, or a range of ten (none with --unfiltered)."""
+    if UNFILTERED:
+        return {}
     if number < CATEGORIES // 2:
         return {"filter[category]": str(number)}
     low = number - CATEGORIES // 2
@@ -119,9 +124,16 @@ def percentile(samples: list[float], share: float) -> float:
 class Writer:
     """Commits writes at a steady rate; remembers when each row's latest write committed."""
 
-    def __init__(self, database: Database, rows: int, updates: float, first_id: int = FIRST_NEW_ID) -> None:
+    def __init__(
+        self,
+        database: Database,
+        rows: int,
+        updates: float,
+        first_id: int = FIRST_NEW_ID,
+        committed: dict[int, float] | None = None,
+    ) -> None:
         self.database, self.rows, self.updates = database, rows, updates
-        self.committed: dict[int, float] = {}
+        self.committed: dict[int, float] = {} if committed is None else committed
         self.count = 0
         self.next_id = first_id
 
@@ -153,7 +165,7 @@ async def follow(
     client: httpx.AsyncClient,
     token: str,
     params: dict[str, str],
-    writer: Writer,
+    committed: dict[int, float],
     delays: list[float],
     ready: Callable[[], None],
 ) -> None:
@@ -171,8 +183,8 @@ async def follow(
             if line.startswith("data: "):
                 arrived = time.perf_counter()
                 key = json.loads(line[6:])["id"]
-                if key in writer.committed:
-                    delays.append(arrived - writer.committed[key])
+                if key in committed:
+                    delays.append(arrived - committed[key])
 
 
 async def measure(kind: str, streams: int, rate: int, seconds: float, rows: int, updates: float) -> None:
@@ -220,7 +232,7 @@ async def run(
                 before = cpu_seconds(pid)
                 await control_writer.run(rate, seconds / 2)
                 control_cpu = (cpu_seconds(pid) - before) / (seconds / 2)
-                writer = Writer(database, rows, updates, control_writer.next_id)
+                committed: dict[int, float] = {}
                 delays: list[float] = []
                 opened = asyncio.Event()
                 ready = 0
@@ -237,7 +249,7 @@ async def run(
                             client,
                             tokens[n // STREAMS_PER_TOKEN],
                             stream_filter(n),
-                            writer,
+                            committed,
                             delays,
                             one_ready,
                         )
@@ -245,19 +257,30 @@ async def run(
                     for n in range(streams)
                 ]
                 await asyncio.wait_for(opened.wait(), 60)
-                before = cpu_seconds(pid)
+                # A warm-up: streams that opened before the instance's memory of recent entries
+                # reached back to them read their first page in the backlog lane, one at a time.
+                warm = Writer(database, rows, updates, control_writer.next_id, committed)
+                await warm.run(rate, WARM_UP)
+                await asyncio.sleep(2.0)
+                committed.clear()
+                delays.clear()
+                writer = Writer(database, rows, updates, warm.next_id, committed)
+                before, own = cpu_seconds(pid), time.process_time()
                 await writer.run(rate, seconds)
                 await asyncio.sleep(1.0)  # the last events on their way
                 streams_cpu = (cpu_seconds(pid) - before) / (seconds + 1.0)
+                clients_cpu = (time.process_time() - own) / (seconds + 1.0)
                 for task in followers:
                     task.cancel()
                 await asyncio.gather(*followers, return_exceptions=True)
     finally:
         await database.disconnect()
+    kinds = "unfiltered" if UNFILTERED else "filtered"
     print(
-        f"filtered streams on {kind}: {streams} streams, {rate} writes/s ({updates:.0%} updates) for "
+        f"{kinds} streams on {kind}: {streams} streams, {rate} writes/s ({updates:.0%} updates) for "
         f"{seconds:g} s, {rows} rows\n"
-        f"  server CPU, share of one core: {control_cpu:.0%} without streams, {streams_cpu:.0%} with them\n"
+        f"  server CPU, share of one core: {control_cpu:.0%} without streams, {streams_cpu:.0%} with them"
+        f" (the bench's own process, clients and writer: {clients_cpu:.0%})\n"
         f"  commit to event: p50 {statistics.median(delays) * 1000 if delays else float('nan'):.0f} ms, "
         f"p99 {percentile(delays, 0.99):.0f} ms over {len(delays)} events "
         f"({writer.count} writes)"
@@ -309,6 +332,7 @@ if __name__ == "__main__":
     parser.add_argument("--rate", type=int, default=100)
     parser.add_argument("--seconds", type=float, default=20)
     parser.add_argument("--rows", type=int, default=20_000)
+    parser.add_argument("--unfiltered", action="store_true", help="the same streams without filters")
     parser.add_argument("--updates", type=float, default=0.5, help="the share of writes that are updates")
     arguments = parser.parse_args()
     asyncio.run(
