@@ -72,7 +72,7 @@ class WebhookSection:
         values = _values(form_of(request))
         try:
             webhook, secret = await self.store.create(
-                values["name"], **_fields(values), known=await self._published()
+                values["name"], **_fields(values), known=await self._catalog()
             )
         except WebhookError as error:
             return await self.index(request, error=_sentence(error), values=values)
@@ -102,7 +102,7 @@ class WebhookSection:
         return self._to(request, "/webhooks")
 
     async def edit(self, request: Request) -> Response:
-        """The endpoint's form (URL, objects, events, enabled); saving keeps its secret and its log."""
+        """The endpoint's form (URL, objects, events, filter, enabled); saving keeps its secret and log."""
         name = request.query_params.get("name", "")
         try:
             webhook = await self.store.get(name)
@@ -115,7 +115,7 @@ class WebhookSection:
             try:
                 fields = _fields(values)
                 await self.store.update(
-                    name, **fields, enabled=values["enabled"], known=await self._published()
+                    name, **fields, enabled=values["enabled"], known=await self._catalog()
                 )
             except WebhookError as refused:
                 error = _sentence(refused)
@@ -147,6 +147,10 @@ class WebhookSection:
 
     async def _published(self) -> list[str]:
         return sorted((await self.api.snapshot()).catalog)
+
+    async def _catalog(self) -> dict[str, Any]:
+        """The published objects by name: what a new endpoint's objects and filter are checked against."""
+        return dict((await self.api.snapshot()).catalog)
 
     async def deliveries(self, request: Request) -> Response:
         name = request.query_params.get("name", "")
@@ -187,6 +191,7 @@ def _values(form: Any) -> dict[str, Any]:
         "url": text(form, "url"),
         "objects": [item for item in form.getlist("objects") if isinstance(item, str)],
         "events": [item for item in form.getlist("events") if isinstance(item, str)],
+        "filter": text(form, "filter"),
         "enabled": text(form, "enabled") == "yes",  # the edit form's; a new endpoint is enabled
     }
 
@@ -195,7 +200,12 @@ def _fields(values: dict[str, Any]) -> dict[str, Any]:
     """The store's keyword arguments from the form's values: no object ticked is every object."""
     if not values["events"]:
         raise WebhookError("choose at least one event")
-    return {"url": values["url"], "objects": values["objects"] or "*", "events": values["events"]}
+    return {
+        "url": values["url"],
+        "objects": values["objects"] or "*",
+        "events": values["events"],
+        "filter": values["filter"],  # empty: none
+    }
 
 
 def _sentences(warning: str | None) -> tuple[str, ...]:

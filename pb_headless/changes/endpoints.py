@@ -31,15 +31,20 @@ from pb_headless.errors import (
     ValidationFailed,
 )
 from pb_headless.http.responses import OBJECT_CACHING, json_response
-from pb_headless.query import parse_query, plan_show
+from pb_headless.query import parse_query
 from pb_headless.query.grammar import SHOW_QUERY, ParsedQuery
+from pb_headless.query.planner import ListPlan, ShowPlan, plan_selection
 from pb_headless.registry import ObjectSpec
 
 CURSOR_PROBLEM = "must be a cursor this API gave (the 'cursor' of an entry, or 'meta.next')"
+OTHER_FILTERS = (
+    "was given with other filter[...] or search parameters: send the ones it was given with,"
+    " or start again from a cursor for now"
+)
 # The parameters of the feed and of the stream beyond `since`: any other is ignored and named
 # (`meta.ignored`), or refused under `Prefer: handling=strict`, as on a list.
-FEED_QUERY = SHOW_QUERY | {"limit"}
-STREAM_QUERY = SHOW_QUERY
+STREAM_QUERY = SHOW_QUERY | {"filter", "search"}
+FEED_QUERY = STREAM_QUERY | {"limit"}
 SINCE = frozenset({"since"})
 
 
@@ -51,21 +56,26 @@ async def changes_endpoint(context: RequestContext, request: Request, name: str,
         raise NotFound("This site keeps no change log (docs/changes.md).")
     spec = _readable(context.snapshot.catalog, context.principal, name)
     query = parse_query(request.query_params.multi_items(), STREAM_QUERY if stream else FEED_QUERY, SINCE)
-    plan = plan_show(spec, query)
+    plan = plan_selection(spec, query)
+    if plan.details:
+        raise ValidationFailed(plan.details)
     preference = applied_handling(request, plan.ignored)
-    reader = Reader(context.database, context.dialect, spec, plan)
+    reader = _reader(context, spec, plan)
     if stream:
         return await _open_stream(context, request, hub, reader, query)
-    since = _cursor(request.query_params.get("since"), "since")
+    since = _cursor(request.query_params.get("since"), "since", reader.digest)
     noted = {"ignored": list(plan.ignored)} if plan.ignored else {}
     if since is None:
-        now = encode_cursor(await head_position(context.database))
+        now = encode_cursor(await head_position(context.database), reader.digest)
         return _answer([], {"next": now, "has_more": False, "count": 0, **noted}, preference)
     limit = spec.per_page if query.limit is None else min(query.limit.value, spec.max_per_page)
     page = await read_page(reader, since, max(limit, 1))
     entries = page.entries[:limit]
     following = page.next if len(entries) == len(page.entries) else since
-    meta = {"next": encode_cursor(following), "has_more": page.has_more or len(entries) < len(page.entries)}
+    meta = {
+        "next": encode_cursor(following, reader.digest),
+        "has_more": page.has_more or len(entries) < len(page.entries),
+    }
     return _answer(entries, {**meta, "count": len(entries), **noted}, preference)
 
 
@@ -83,12 +93,22 @@ def _reaches(spec: ObjectSpec, principal: Any) -> bool:
     return bool(principal.has_scope(spec.read_scope) or principal.has_scope(spec.write_scope))
 
 
-def _cursor(written: str | None, key: str) -> int | None:
+def _reader(context: RequestContext, spec: ObjectSpec, plan: ListPlan) -> Reader:
+    """Records are rendered by `fields` and `with` alone, so that readers with different filters
+    share the stream's renderings; the filters and search select (`selection`)."""
+    shape = ShowPlan(plan.fields, plan.relations, plan.ignored)
+    return Reader(context.database, context.dialect, spec, shape, plan if plan.made_for else None)
+
+
+def _cursor(written: str | None, key: str, digest: str) -> int | None:
     if written is None:
         return None
-    position = decode_cursor(written.strip())
-    if position is None:
+    decoded = decode_cursor(written.strip())
+    if decoded is None:
         raise ValidationFailed({key: [CURSOR_PROBLEM]})
+    position, made_for = decoded
+    if made_for != digest:
+        raise ValidationFailed({key: [OTHER_FILTERS]})
     return position
 
 
@@ -101,9 +121,9 @@ async def _open_stream(
 ) -> Response:
     resumed = request.headers.get("last-event-id")
     if resumed is not None:
-        since = _cursor(resumed, "Last-Event-ID")
+        since = _cursor(resumed, "Last-Event-ID", reader.digest)
     else:
-        since = _cursor(request.query_params.get("since"), "since")
+        since = _cursor(request.query_params.get("since"), "since", reader.digest)
     edges = await bounds(context.database)
     if since is None:
         since = edges.head  # neither: the stream starts at the moment it opens
@@ -121,7 +141,10 @@ async def _open_stream(
             spec = _readable(authentication.snapshot.catalog, authentication.principal, name)
         except ApiError:
             return None
-        return Reader(context.database, context.dialect, spec, plan_show(spec, query))
+        plan = plan_selection(spec, query)
+        if plan.details or plan.made_for != reader.digest:  # a filter field unpublished: not the same feed
+            return None
+        return _reader(context, spec, plan)
 
     session = StreamSession(hub, reader, since, wake, recheck)
     stream_headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

@@ -6,6 +6,8 @@ Shared by `GET /changes/{name}` and the stream, so both answer the same entries 
 from __future__ import annotations
 
 import asyncio
+import functools
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC
 from typing import Any
@@ -14,10 +16,12 @@ from databases import Database
 
 from pb_headless.changes.cursor import encode_cursor
 from pb_headless.changes.log import Change, bounds, latest_per_row
+from pb_headless.database import oneoff
 from pb_headless.errors import CursorExpired
+from pb_headless.query.compiler import compile_selected
 from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.executor import fetch_by_key
-from pb_headless.query.planner import ShowPlan
+from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.query.render import render_value
 from pb_headless.registry import ObjectSpec
 
@@ -32,12 +36,22 @@ class FeedPage:
 
 @dataclass(frozen=True, slots=True)
 class Reader:
-    """What a page is read with: the database, the object as compiled now, `fields` and `with`."""
+    """What a page is read with: the database, the object as compiled now, `fields` and `with`, and
+    the filters and search of a filtered feed (`selection`, None for none)."""
 
     database: Database
     dialect: str
     spec: ObjectSpec
     plan: ShowPlan
+    selection: ListPlan | None = None
+
+    @property
+    def digest(self) -> str:
+        """What the reader's cursors carry: the digest of its filter set, "" for none."""
+        return "" if self.selection is None else self.selection.made_for
+
+
+Render = Callable[[Reader, Change], Awaitable[dict[str, Any]]]
 
 
 async def read_page(reader: Reader, since: int, limit: int) -> FeedPage:
@@ -50,19 +64,92 @@ async def read_page(reader: Reader, since: int, limit: int) -> FeedPage:
     found = await latest_per_row(reader.database, spec.table.name, since, edges.head, limit + 1, spec.name)
     has_more = len(found) > limit
     found = found[:limit]
-    entries = []
-    for change in found:
-        entries.append(await render_entry(reader, change))
-        # A reader on the loop's thread (SQLite) may not suspend at all: a page of a backlog gives
-        # way to other requests between its entries rather than holding the loop for the whole page.
-        await asyncio.sleep(0)
+    rendered = await render_page(reader, found, render_entry, pause=True)
     # Without more to read, everything up to the head was seen, whichever table it belonged to.
     following = found[-1].position if has_more else max(since, edges.head)
-    return FeedPage(entries, following, has_more, [change.position for change in found])
+    return FeedPage([entry for _, entry in rendered], following, has_more, [at for at, _ in rendered])
 
 
 async def head_position(database: Database) -> int:
     return (await bounds(database)).head
+
+
+async def render_page(
+    reader: Reader, found: Sequence[Change], render: Render, pause: bool = False
+) -> list[tuple[int, dict[str, Any]]]:
+    """The page's entries, each with its position. A filtered reader asks once for the whole page
+    which of its rows the filters select now (a query bounded by the page's keys): those are
+    rendered by `render`; every other one is a `delete` with `record: null` — it left the
+    selection, or was never in it (the client drops what it does not hold) — except a row created
+    since the cursor and not selected, which the client cannot hold: it has no entry. Cursors
+    carry the filter set's digest."""
+    chosen = await selected_keys(reader, found)
+    entries = []
+    for change in found:
+        if chosen is not None and change.key not in chosen:
+            if change.is_new:
+                continue
+            entry = left_entry(reader, change)
+        else:
+            entry = await render(reader, change)
+            if reader.digest:
+                entry = {**entry, "cursor": encode_cursor(change.position, reader.digest)}
+        entries.append((change.position, entry))
+        if pause:
+            # A reader on the loop's thread (SQLite) may not suspend at all: a page of a backlog gives
+            # way to other requests between its entries rather than holding the loop for the whole page.
+            await asyncio.sleep(0)
+    return entries
+
+
+async def selected_keys(reader: Reader, found: Sequence[Change]) -> set[str] | None:
+    """The keys (as the log writes them) among `found` the reader's filters select now; None when
+    the reader has no filter."""
+    if reader.selection is None:
+        return None
+    return await selected(
+        reader.database, reader.dialect, reader.spec, reader.selection, [c.key for c in found]
+    )
+
+
+async def selected(
+    database: Database, dialect: str, spec: ObjectSpec, plan: ListPlan, texts: Sequence[str]
+) -> set[str]:
+    """Which of the keys `texts` (as the change log writes them) the plan's filters and search select
+    now, read as a list reads them: one statement bounded by the keys (query/compiler.py
+    `compile_selected`). Also what a filtered webhook endpoint is fanned out by."""
+    keys = {}
+    for text in texts:
+        try:
+            keys[text] = convert(spec.pk, text)
+        except ConversionError:
+            continue
+    if not keys:
+        return set()
+    statement = compile_selected(spec, plan, list(dict.fromkeys(keys.values())), dialect)
+    narrowed = spec.query is not None or bool(plan.narrowings)
+    fetch = functools.partial(oneoff.fetch_rows, database) if narrowed else database.fetch_all
+    chosen = {render_value(spec.pk, row[0]) for row in await fetch(statement)}
+    return {text for text, key in keys.items() if render_value(spec.pk, key) in chosen}
+
+
+def _key_text(reader: Reader, change: Change) -> Any:
+    try:
+        return render_value(reader.spec.pk, convert(reader.spec.pk, change.key))
+    except ConversionError:
+        return None
+
+
+def left_entry(reader: Reader, change: Change) -> dict[str, Any]:
+    """A change whose row the reader's filters do not select now: a `delete`."""
+    key = _key_text(reader, change)
+    return {
+        "op": "delete",
+        "id": change.key if key is None else key,
+        "record": None,
+        "cursor": encode_cursor(change.position, reader.digest),
+        "at": change.at.astimezone(UTC).isoformat(),
+    }
 
 
 async def render_entry(reader: Reader, change: Change) -> dict[str, Any]:

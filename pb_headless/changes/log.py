@@ -10,7 +10,7 @@ entry below it can still appear: reading `(after, head]` in position order loses
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
@@ -35,6 +35,12 @@ class Change:
     at: datetime  # aware, UTC
     seen_before: str | None = None  # the objects that served the row before, `|name|` each; None: not known
     seen_after: str | None = None  # ... and after the change
+    entries: int = 1  # the row's entries after the reader's cursor (`latest_per_row`)
+
+    @property
+    def is_new(self) -> bool:
+        """Whether the row did not exist at the reader's cursor: its only entry since is its creation."""
+        return self.op == "create" and self.entries == 1
 
     def is_seen_by(self, name: str) -> bool:
         """Whether the object served the row before or after the change (not known: it did)."""
@@ -95,10 +101,11 @@ async def latest_per_row(
     database: Database, table: str, position: int, head: int, limit: int, name: str | None = None
 ) -> list[Change]:
     """For each row of `table` changed in `(position, head]`, its latest entry, in the order of those
-    entries; at most `limit`. A row changed again later moves to where its latest change is. With
+    entries; at most `limit`, each with how many entries the row has in the range. A row changed
+    again later moves to where its latest change is. With
     `name`, only the changes of rows that object served before or after them count."""
     latest = (
-        sa.select(sa.func.max(changes.c.position).label("position"))
+        sa.select(sa.func.max(changes.c.position).label("position"), sa.func.count().label("pb_entries"))
         .where(changes.c.table_name == table, changes.c.position > position, changes.c.position <= head)
         .where(*([] if name is None else [seen_by(name)]))
         .group_by(changes.c.row_key)
@@ -106,9 +113,9 @@ async def latest_per_row(
         .limit(limit)
         .subquery()
     )
-    query = sa.select(changes).join(latest, latest.c.position == changes.c.position)
+    query = sa.select(changes, latest.c.pb_entries).join(latest, latest.c.position == changes.c.position)
     rows = await database.fetch_all(query.order_by(changes.c.position))
-    return [_change(row) for row in rows]
+    return [replace(_change(row), entries=int(row._mapping["pb_entries"])) for row in rows]
 
 
 def _change(row: Any) -> Change:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import bisect
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from pb_headless.changes.feed import Reader, render_entry
@@ -78,8 +78,8 @@ class RecentChanges:
         for change in log.entries[bisect.bisect_right(log.positions, cursor) :]:
             if name is not None and not change.is_seen_by(name):
                 continue
-            latest.pop(change.key, None)  # a row changed again moves to where its latest change is
-            latest[change.key] = change
+            earlier = latest.pop(change.key, None)  # a row changed again moves to its latest change
+            latest[change.key] = change if earlier is None else replace(change, entries=earlier.entries + 1)
         found = list(latest.values())
         if len(found) > limit:
             return found[:limit], found[limit - 1].position, True

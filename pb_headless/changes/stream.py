@@ -19,7 +19,7 @@ import anyio
 from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
-from pb_headless.changes.feed import FeedPage, Reader, read_page
+from pb_headless.changes.feed import FeedPage, Reader, read_page, render_page
 from pb_headless.changes.hub import ChangeHub
 from pb_headless.http.responses import json_bytes
 
@@ -96,8 +96,8 @@ class StreamSession:
         shared = self.hub.recent.latest_after(table, self.cursor, BATCH, self.reader.spec.name)
         if shared is not None:
             changes, following, more = shared
-            entries = [await self.hub.recent.render(self.reader, change) for change in changes]
-            return FeedPage(entries, following, more, [change.position for change in changes])
+            rendered = await render_page(self.reader, changes, self.hub.recent.render)
+            return FeedPage([entry for _, entry in rendered], following, more, [at for at, _ in rendered])
         if not await self._enter_lane(emit):
             return None
         try:

@@ -11,6 +11,7 @@ from databases import Database
 
 from pb_headless.cli.output import CommandError, warn
 from pb_headless.cli.site import site_api
+from pb_headless.registry import ObjectSpec
 from pb_headless.settings import SettingsStore, is_on
 from pb_headless.webhooks.destinations import ALLOW_PRIVATE_SETTING, private_destination_warning
 from pb_headless.webhooks.records import DeliveryInfo, WebhookInfo
@@ -22,21 +23,27 @@ UNCHECKED = (
     "the object names were not checked against what the site publishes: name the site's app in --app "
     "or PB_APP (e.g. --app app:app) to have them checked"
 )
+UNCHECKED_FILTER = (
+    "the filter was not checked against the object's filterable fields: name the site's app in --app "
+    "or PB_APP (e.g. --app app:app) to have it checked"
+)
 
 
-async def published(database: Database, args: argparse.Namespace) -> list[str] | None:
-    """The object names the site publishes, when the host's app is named (--app, PB_APP); else None.
-    A site folder alone would not do: it knows the declaration file, not the constructor's tables."""
+async def published(database: Database, args: argparse.Namespace) -> dict[str, ObjectSpec] | None:
+    """The objects the site publishes, by name, when the host's app is named (--app, PB_APP); else
+    None. A site folder alone would not do: it knows the declaration file, not the constructor's
+    tables."""
     api = await site_api(database, args, purpose="webhooks")
     if api is None:
         return None
     try:  # the registry alone, as `openapi` reads it: nothing is started or written
-        return sorted((await api.snapshot()).catalog)
+        catalog = (await api.snapshot()).catalog
+        return {name: catalog[name] for name in sorted(catalog)}
     finally:
         await api.shutdown()
 
 
-async def _known(database: Database, args: argparse.Namespace) -> list[str] | None:
+async def _known(database: Database, args: argparse.Namespace) -> dict[str, ObjectSpec] | None:
     known = await published(database, args)
     if known is None and args.objects is not None and parse_objects(args.objects) != (ALL_OBJECTS,):
         warn(UNCHECKED)
@@ -45,24 +52,48 @@ async def _known(database: Database, args: argparse.Namespace) -> list[str] | No
 
 async def _create(database: Database, args: argparse.Namespace) -> str:
     webhook, secret = await WebhookStore(database).create(
-        args.name, args.url, objects=args.objects, events=args.events, known=await _known(database, args)
+        args.name,
+        args.url,
+        objects=args.objects,
+        events=args.events,
+        filter=args.filter,
+        known=(known := await _known(database, args)),
     )
+    _warn_unchecked_filter(webhook, known)
     await _warn_private(database, webhook)
     return (
-        f"created webhook '{webhook.name}' for {webhook.url} (objects {','.join(webhook.objects)}, events "
+        f"created webhook '{webhook.name}' for {webhook.url} (objects {','.join(webhook.objects)}, "
+        + (f"filter {webhook.filter}, " if webhook.filter else "")
+        + "events "
         f"{','.join(webhook.events)}); its signing secret, shown once:\n{secret}"
     )
 
 
 async def _edit(database: Database, args: argparse.Namespace) -> str:
-    if args.url is None and args.objects is None and args.events is None and args.enabled is None:
-        raise CommandError("nothing to change: give --url, --objects, --events, --enable or --disable")
+    given = (args.url, args.objects, args.events, args.filter, args.enabled)
+    if all(value is None for value in given):
+        raise CommandError(
+            "nothing to change: give --url, --objects, --events, --filter, --enable or --disable"
+        )
     known = await _known(database, args)
     webhook = await WebhookStore(database).update(
-        args.name, url=args.url, objects=args.objects, events=args.events, enabled=args.enabled, known=known
+        args.name,
+        url=args.url,
+        objects=args.objects,
+        events=args.events,
+        filter=args.filter,
+        enabled=args.enabled,
+        known=known,
     )
+    if args.filter:
+        _warn_unchecked_filter(webhook, known)
     await _warn_private(database, webhook)
     return f"saved webhook '{webhook.name}'; its secret and delivery log are kept:\n{_webhook_line(webhook)}"
+
+
+def _warn_unchecked_filter(webhook: WebhookInfo, known: dict[str, ObjectSpec] | None) -> None:
+    if known is None and webhook.filter:
+        warn(UNCHECKED_FILTER)
 
 
 async def _warn_private(database: Database, webhook: WebhookInfo) -> None:
@@ -104,7 +135,8 @@ async def _list(database: Database, args: argparse.Namespace) -> str:
 def _webhook_line(webhook: WebhookInfo) -> str:
     state = "enabled" if webhook.enabled else "disabled"
     objects, events = ",".join(webhook.objects), ",".join(webhook.events)
-    line = f"{webhook.name}\t{webhook.url}\tobjects={objects}\tevents={events}\t{state}"
+    line = f"{webhook.name}\t{webhook.url}\tobjects={objects}\tevents={events}"
+    line += f"\tfilter={webhook.filter}\t{state}" if webhook.filter else f"\t{state}"
     if webhook.failing and webhook.failing_since:
         line += f"\tlast=failing since {_time(webhook.failing_since)}"
         line += f": {webhook.last_error}" if webhook.last_error else ""

@@ -33,7 +33,9 @@ def add_webhook_commands(
     create.add_argument("--url", required=True, help="where deliveries are POSTed, http:// or https://")
     _selection(create, "*", "create,update,delete")
     edit = command(
-        actions, "edit", "change an endpoint's URL, objects, events or state; keeps its secret and log"
+        actions,
+        "edit",
+        "change an endpoint's URL, objects, events, filter or state; keeps its secret and log",
     )
     add_name(edit, NAME)
     edit.add_argument("--url", help="where deliveries are POSTed, http:// or https:// (default: unchanged)")
@@ -81,4 +83,11 @@ def _selection(parser: argparse.ArgumentParser, objects: str | None, events: str
         default=events,
         help="comma-separated events of create, update, delete "
         + ("(default: all three)" if events else "(default: unchanged)"),
+    )
+    parser.add_argument(
+        "--filter",
+        default=None,
+        help="for an endpoint of one object: the filters and search of its list, as a query string, "
+        "e.g. 'filter[category]=news&search=launch'; a row that leaves the selection is sent as "
+        "<object>.delete " + ("(default: none)" if objects else "(default: unchanged; '' removes it)"),
     )

@@ -2,14 +2,16 @@
 
 Kept small: what every object's feed shares (the cursor parameters, `meta`) is one component
 (`changes.*`), what one object's feed and stream share (an entry) is another (`<object>.Change`), and
-`fields`/`with` are the object's own parameter components, as show refers to them.
+`fields`/`with`, the filters and `search` are the object's own parameter components, as show and the
+list refer to them.
 """
 
 from __future__ import annotations
 
 from pb_headless.changes.cursor import PATTERN
 from pb_headless.openapi.components import error_responses, json_content, ref, security
-from pb_headless.openapi.parameters import show_parameters
+from pb_headless.openapi.filters import filter_schemas
+from pb_headless.openapi.parameters import component_name, selection_parameters, show_parameters
 from pb_headless.openapi.parts import OperationPart, Schema
 from pb_headless.openapi.values import record_value_schema
 from pb_headless.query.grammar import LARGEST_NUMBER
@@ -21,7 +23,8 @@ _SHARED_PARAMETERS: dict[str, Schema] = {
     "changes.since": {
         "name": "since",
         "in": "query",
-        "description": "Entries after this cursor (an entry's `cursor`, or `meta.next`).",
+        "description": "Entries after this cursor (an entry's `cursor`, or `meta.next`), "
+        "of the same filters and search.",
         "schema": _CURSOR,
     },
     "changes.limit": {
@@ -56,7 +59,10 @@ def change_operations(spec: ObjectSpec) -> list[OperationPart]:
 
 
 def _components(spec: ObjectSpec, names: tuple[str, ...]) -> dict[str, dict[str, Schema]]:
-    own = {f"{spec.name}.{parameter['name']}": parameter for parameter in show_parameters(spec)}
+    own = {
+        component_name(spec, parameter): parameter
+        for parameter in (*selection_parameters(spec), *show_parameters(spec))
+    }
     entry = {
         "type": "object",
         "required": ["op", "id", "record", "cursor", "at"],
@@ -70,7 +76,7 @@ def _components(spec: ObjectSpec, names: tuple[str, ...]) -> dict[str, dict[str,
     }
     return {
         "parameters": {name: {**_SHARED_PARAMETERS, **own}[name] for name in names},
-        "schemas": {f"{spec.name}.Change": entry, "changes.Meta": _META},
+        "schemas": {f"{spec.name}.Change": entry, "changes.Meta": _META, **filter_schemas(spec)},
     }
 
 
@@ -94,7 +100,9 @@ def _operation(
 
 
 def _shown(spec: ObjectSpec) -> tuple[str, ...]:
-    return tuple(f"{spec.name}.{parameter['name']}" for parameter in show_parameters(spec))
+    """The filters, `search`, `fields` and `with`: the feed and the stream take them as a list does."""
+    parameters = (*selection_parameters(spec), *show_parameters(spec))
+    return tuple(component_name(spec, parameter) for parameter in parameters)
 
 
 def _feed(spec: ObjectSpec) -> OperationPart:

@@ -10,7 +10,14 @@ from dataclasses import replace
 from pb_headless.openapi import conditional
 from pb_headless.openapi.components import error_responses, json_content, ref, security
 from pb_headless.openapi.filters import filter_schemas
-from pb_headless.openapi.parameters import Parameter, keyset_parameters, list_parameters, show_parameters
+from pb_headless.openapi.parameters import (
+    Parameter,
+    component_name,
+    keyset_parameters,
+    list_parameters,
+    selection_parameters,
+    show_parameters,
+)
 from pb_headless.openapi.parts import OperationPart, Schema, Tag
 from pb_headless.openapi.records import key_only, record_schema, schema_name
 from pb_headless.registry.spec import INTEGER, ObjectSpec
@@ -75,8 +82,8 @@ def _refs(body: Schema, section: str) -> list[Schema]:
 def _shared(spec: ObjectSpec) -> dict[str, dict[str, Schema]]:
     parameters = {
         **{
-            f"{spec.name}.{parameter['name']}": parameter
-            for parameter in (_id_parameter(spec), *show_parameters(spec))
+            component_name(spec, parameter): parameter
+            for parameter in (_id_parameter(spec), *selection_parameters(spec), *show_parameters(spec))
         },
         **keyset_parameters(),  # the same on every list: one component each, named plainly
     }
@@ -87,11 +94,12 @@ def _shared(spec: ObjectSpec) -> dict[str, dict[str, Schema]]:
 
 
 def _by_reference(spec: ObjectSpec, parameters: list[Schema]) -> list[Schema]:
-    """`parameters` with those the object's operations share (`id`, `fields`, `with`) as references."""
+    """`parameters` with those the object's operations share (`id`, the filters, `search`, `fields`,
+    `with`) as references."""
     shared = _shared(spec)["parameters"]
     return [
-        ref("parameters", f"{spec.name}.{parameter['name']}")
-        if f"{spec.name}.{parameter.get('name')}" in shared
+        ref("parameters", component_name(spec, parameter))
+        if "name" in parameter and component_name(spec, parameter) in shared
         else parameter
         for parameter in parameters
     ]

@@ -25,13 +25,25 @@ _CURSOR: Schema = {"type": "string", "pattern": "^[A-Za-z0-9_-]*$"}  # base64url
 
 def list_parameters(spec: ObjectSpec) -> list[Parameter]:
     """Every parameter of `GET /objects/{name}`, in the order a reader scans them."""
-    parameters = filter_parameters(spec)
-    if spec.searchable:
-        parameters.append(_search(spec))
+    parameters = selection_parameters(spec)
     sortable = [name for name, field in spec.fields.items() if name in spec.sortable and field.kind != JSON]
     if sortable:
         parameters.append(_sort(spec, sortable))
     return parameters + show_parameters(spec) + _paging(spec)
+
+
+def component_name(spec: ObjectSpec, parameter: Parameter) -> str:
+    """The name of an object's parameter among the document's components: `articles.fields`,
+    `articles.filter.author.name` (component names take no brackets)."""
+    return f"{spec.name}.{parameter['name'].replace('[', '.').replace(']', '')}"
+
+
+def selection_parameters(spec: ObjectSpec) -> list[Parameter]:
+    """The filters and `search`, which a list and a change feed take alike (docs/changes.md)."""
+    parameters = filter_parameters(spec)
+    if spec.searchable:
+        parameters.append(_search(spec))
+    return parameters
 
 
 def show_parameters(spec: ObjectSpec) -> list[Parameter]:

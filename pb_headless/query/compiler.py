@@ -191,6 +191,14 @@ def compile_show_many(spec: ObjectSpec, plan: ShowPlan, keys: Sequence[Any]) -> 
     return _narrowed(spec, _columns(spec, plan)).where(spec.pk.column.in_(list(keys)))
 
 
+def compile_selected(spec: ObjectSpec, plan: ListPlan, keys: Sequence[Any], dialect: str) -> sa.Select[Any]:
+    """`SELECT key FROM t WHERE key IN (:keys) AND <publication rule, query> AND <filters, search>`:
+    which of `keys` (already converted) the plan's filters select now, read as a list reads them.
+    Bounded by the keys, never a scan of the table (the change feed's page, docs/changes.md)."""
+    key = spec.pk.column
+    return _narrowed(spec, [key]).where(key.in_(list(keys)), *_conditions(spec, plan, dialect))
+
+
 def relation_select(relation: RelationSpec, keys: Sequence[Any]) -> sa.Select[Any]:
     """The related rows of a whole page in one statement: those whose key is among `keys`, narrowed
     as the object publishing them narrows its own (published rows, its `query`).

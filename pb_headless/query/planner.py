@@ -11,6 +11,7 @@ document states it without restating the rules.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -49,6 +50,7 @@ __all__ = [
     "filter_operators",
     "most_conditions",
     "plan_list",
+    "plan_selection",
     "plan_show",
     "sortable_fields",
 ]
@@ -171,6 +173,38 @@ def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
         made_for=made_for,
         count=count,
     )
+
+
+def plan_selection(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
+    """A change feed's plan (docs/changes.md, "Filtered changes"): `fields` and `with` as on show, and
+    the filters and search as on a list, checked and ignored exactly as a list checks and ignores
+    them. `made_for` is the digest of the filter set, "" without one: a feed cursor carries it."""
+    notes = _Dropped(query)
+    fields = _fields(spec, query.fields, notes)
+    relations = _relations(spec, query.relations, notes)
+    conditions = _conditions(spec, query.filters, notes)
+    search = _search(spec, query, notes)
+    if sum(condition.bound_values for condition in conditions) + len(search) > MAX_BOUND_VALUES:
+        notes.fail("filter", f"must have at most {MAX_BOUND_VALUES} values in all")
+    return ListPlan(
+        fields=fields,
+        relations=relations,
+        conditions=conditions,
+        search=search,
+        ignored=notes.ignored(),
+        details=notes.details,
+        made_for=selection_digest(conditions, search),
+    )
+
+
+def selection_digest(conditions: tuple[Condition, ...], search: tuple[str, ...]) -> str:
+    """8 hex digits naming a filter set however it was written (`filter[a]=1` and `filter[a][eq]=1`
+    alike, in any order); "" for none."""
+    if not conditions and not search:
+        return ""
+    filters = sorted((c.name, str(c.operator), repr(c.value)) for c in conditions)
+    described = repr((tuple(filters), tuple(sorted(search)))).encode()
+    return hashlib.sha256(described).hexdigest()[:8]
 
 
 class _Dropped:

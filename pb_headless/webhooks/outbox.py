@@ -8,21 +8,28 @@ between leaves neither, and the next step does it again.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 from databases import Database
 
+from pb_headless.changes.feed import selected
 from pb_headless.database.database_errors import is_duplicate_key
 from pb_headless.database.dialect import dialect_name, utcnow
-from pb_headless.registry import Catalog
+from pb_headless.query.planner import ListPlan
+from pb_headless.registry import Catalog, ObjectSpec
 from pb_headless.tables import webhook_tables
+from pb_headless.webhooks.filters import selection_plan
 from pb_headless.webhooks.locking import lock_for_writing
 from pb_headless.webhooks.records import WebhookInfo, webhook_from_row
 from pb_headless.webhooks.signing import message_id
 from pb_headless.webhooks.source import Change, changes_after, latest_position
 
+log = logging.getLogger("pb_headless")
+
 FAN_OUT_BATCH = 500
+PLANS = 100  # the endpoints' filter plans kept per object
 _cursor = webhook_tables.cursor
 _webhooks = webhook_tables.webhooks
 _deliveries = webhook_tables.deliveries
@@ -39,7 +46,7 @@ async def fan_out(database: Database, catalog: Catalog, limit: int = FAN_OUT_BAT
             if not entries:
                 return 0
             endpoints = await enabled_endpoints(database)
-            rows = _deliveries_of(entries, endpoints, catalog)
+            rows = await _deliveries_of(database, entries, endpoints, catalog)
             if rows:
                 await database.execute_many(_deliveries.insert(), rows)
             moved = _cursor.update().where(_cursor.c.id == 1).values(position=entries[-1].position)
@@ -90,12 +97,13 @@ async def enabled_endpoints(database: Database) -> list[WebhookInfo]:
     return [webhook_from_row(row._mapping, {}) for row in rows]
 
 
-def _deliveries_of(
-    entries: Sequence[Change], endpoints: Sequence[WebhookInfo], catalog: Catalog
+async def _deliveries_of(
+    database: Database, entries: Sequence[Change], endpoints: Sequence[WebhookInfo], catalog: Catalog
 ) -> list[dict[str, Any]]:
     by_table: dict[str, list[str]] = {}
     for name, spec in catalog.items():  # several objects may publish one table
         by_table.setdefault(spec.table.name, []).append(name)
+    selections = await _selections(database, entries, endpoints, catalog)
     now = utcnow()
     rows = []
     for entry in entries:
@@ -103,9 +111,60 @@ def _deliveries_of(
             if not entry.is_seen_by(object_name):
                 continue
             for endpoint in endpoints:
-                if endpoint.wants(object_name, entry.op):
-                    rows.append(_delivery(endpoint, object_name, entry, entry.op, now))
+                event = entry.op
+                if endpoint.filter is not None:
+                    chosen = selections.get((object_name, endpoint.filter))
+                    if chosen is None:  # not this object's endpoint, or a filter it no longer takes
+                        continue
+                    if entry.row_key not in chosen:
+                        if entry.op == "create":
+                            continue  # a new row not selected: the receiver cannot hold it
+                        event = "delete"  # not selected now: it left the selection, or never was in it
+                if endpoint.wants(object_name, event):
+                    rows.append(_delivery(endpoint, object_name, entry, event, now))
     return rows
+
+
+async def _selections(
+    database: Database, entries: Sequence[Change], endpoints: Sequence[WebhookInfo], catalog: Catalog
+) -> dict[tuple[str, str], set[str]]:
+    """For each filter of an endpoint and its object, the keys of the batch's rows it selects now: one
+    statement per filter, bounded by the batch's keys of that object's table (docs/webhooks.md)."""
+    found: dict[tuple[str, str], set[str]] = {}
+    for endpoint in endpoints:
+        if endpoint.filter is None or (endpoint.objects[0], endpoint.filter) in found:
+            continue
+        spec = catalog.get(endpoint.objects[0])
+        if spec is None:
+            continue
+        keys = [entry.row_key for entry in entries if entry.table_name == spec.table.name]
+        if not keys:
+            continue
+        plan = _plan(spec, endpoint.filter)
+        if plan is None:
+            log.warning(
+                "pb_headless: the webhook '%s' has a filter %s no longer takes (%s): nothing is sent for it",
+                endpoint.name,
+                spec.name,
+                endpoint.filter,
+            )
+            continue
+        chosen = await selected(database, dialect_name(database), spec, plan, keys)
+        found[(spec.name, endpoint.filter)] = chosen
+    return found
+
+
+def _plan(spec: ObjectSpec, written: str) -> ListPlan | None:
+    """The list plan of a stored filter, worked out once per registry version (kept on the spec, at
+    most PLANS of them); None when the object refuses or ignores part of it now."""
+    plans = spec.derived.setdefault("webhooks.filters", {})
+    if written not in plans:
+        plan = selection_plan(spec, written)
+        if len(plans) >= PLANS:
+            plans.clear()
+        plans[written] = None if plan.details or plan.ignored else plan
+    result: ListPlan | None = plans[written]
+    return result
 
 
 def _delivery(endpoint: WebhookInfo, object_name: str, entry: Change, event: str, now: Any) -> dict[str, Any]:

@@ -28,6 +28,7 @@ class WebhookInfo:
     last_status: str | None  # of the newest delivery: pending | success | failed
     last_try_at: datetime | None
     last_error: str | None = None  # why the newest failed try failed, while the endpoint is failing
+    filter: str | None = None  # a list's filters and search as a query string (`filter[category]=news`)
 
     @property
     def failing(self) -> bool:
@@ -43,6 +44,7 @@ class WebhookInfo:
             "url": self.url,
             "objects": list(self.objects),
             "events": list(self.events),
+            "filter": self.filter,
             "enabled": self.enabled,
             "note": self.note,
             "last_delivery_status": self.last_status,
@@ -115,6 +117,7 @@ def webhook_from_row(row: Mapping[str, Any], statuses: Statuses) -> WebhookInfo:
         last_status=status,
         last_try_at=as_aware(last_try),
         last_error=error if failing_since is not None else None,
+        filter=row["filter"],
     )
 
 

@@ -4,7 +4,7 @@ site's code call."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 import orjson
@@ -12,8 +12,10 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.database.dialect import utcnow
+from pb_headless.registry import ObjectSpec
 from pb_headless.tables import webhook_tables
 from pb_headless.webhooks.destinations import checked_url
+from pb_headless.webhooks.filters import checked_filter
 from pb_headless.webhooks.locking import lock_for_writing
 from pb_headless.webhooks.outbox import enabled_endpoints, skip_to_end
 from pb_headless.webhooks.records import (
@@ -39,6 +41,7 @@ from pb_headless.webhooks.test_event import send_test_event
 __all__ = ["ALL_OBJECTS", "EVENTS", "WebhookError", "WebhookStore", "parse_events", "parse_objects"]
 
 NAME_MAX_LENGTH = 100
+Known = Iterable[str] | Mapping[str, ObjectSpec] | None
 _webhooks = webhook_tables.webhooks
 _deliveries = webhook_tables.deliveries
 
@@ -57,20 +60,26 @@ class WebhookStore:
         objects: str | Iterable[str] | None = None,
         events: str | Iterable[str] | None = None,
         enabled: bool = True,
-        known: Iterable[str] | None = None,
+        known: Known = None,
+        filter: str | None = None,
     ) -> tuple[WebhookInfo, str]:
         """Register an endpoint; returns it and its signing secret, which is never shown again.
-        `known`: the object names the site publishes, when the caller knows them; another is refused."""
+        `known`: the objects the site publishes (their names, or the catalog, which also checks a
+        filter), when the caller knows them; another is refused. `filter`: a list's filters and
+        search as a query string (`filter[category]=news`), for an endpoint of one object."""
         name = _checked_name(name)
         url = _url(url)
+        chosen = known_objects(parse_objects(objects), known)
+        written = checked_filter(filter, chosen, known)
         _require_sender()
         secret = generate_secret()
         now = utcnow()
         values = {
             "name": name,
             "url": url,
-            "objects": orjson.dumps(known_objects(parse_objects(objects), known)).decode(),
+            "objects": orjson.dumps(chosen).decode(),
             "events": orjson.dumps(parse_events(events)).decode(),
+            "filter": written,
             "secret": secret,
             "enabled": enabled,
             "created_at": now,
@@ -104,18 +113,23 @@ class WebhookStore:
         objects: str | Iterable[str] | None = None,
         events: str | Iterable[str] | None = None,
         enabled: bool | None = None,
-        known: Iterable[str] | None = None,
+        known: Known = None,
+        filter: str | None = None,
     ) -> WebhookInfo:
         """Change what is given (None keeps it); the secret and the delivery log stay. `objects="*"` is
-        every object; `known` as for `create`."""
+        every object; `filter=""` removes the filter; `known` as for `create`."""
         changes: dict[str, Any] = {}
+        current = await self.get(name)
         if url is not None:
             changes["url"] = _url(url)
+        chosen = current.objects
         if objects is not None:
-            changes["objects"] = orjson.dumps(known_objects(parse_objects(objects), known)).decode()
+            chosen = known_objects(parse_objects(objects), known)
+            changes["objects"] = orjson.dumps(chosen).decode()
+        if filter is not None or (objects is not None and current.filter is not None):
+            changes["filter"] = checked_filter(current.filter if filter is None else filter, chosen, known)
         if events is not None:
             changes["events"] = orjson.dumps(parse_events(events)).decode()
-        current = await self.get(name)
         if enabled and not current.enabled:
             return await self._enable(name, **changes)
         if enabled is False and current.enabled:

@@ -1,7 +1,7 @@
 """The webhooks' tables: endpoints, their deliveries (the outbox) and the fan-out cursor (docs/webhooks.md).
 
 `pb_headless.tables` defines them on the library's shared `metadata` (so the installer creates them and
-this module never imports it back); migration 0003 creates exactly these.
+this module never imports it back); migration 0003 creates exactly these, 0007 adds `filter`.
 """
 
 from __future__ import annotations
@@ -33,6 +33,9 @@ def _webhooks(metadata: sa.MetaData) -> sa.Table:
         sa.Column("url", sa.String(2000), nullable=False),
         sa.Column("objects", sa.Text, nullable=False),  # a JSON array of object names, or ["*"]
         sa.Column("events", sa.Text, nullable=False),  # a JSON array of create|update|delete
+        # The filters and search of a list, as a query string (`filter[category]=news&search=x`);
+        # NULL for none. Migration 0007.
+        sa.Column("filter", sa.Text, nullable=True),
         # The signing secret must be read back to sign each delivery, so it is stored as issued
         # (docs/webhooks.md, "How the secret is kept"); nothing shows it after creation.
         sa.Column("secret", sa.String(100), nullable=False),

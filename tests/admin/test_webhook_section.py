@@ -48,6 +48,16 @@ async def test_a_refused_webhook_is_answered_with_the_reason_and_the_values_kept
     assert "is not an http:// or https:// URL" in answer.text and 'value="indexer"' in answer.text
 
 
+async def test_the_form_takes_a_filter_and_refuses_one_the_object_does_not_take(sqlite_browser):
+    refused = await create(sqlite_browser, objects=["articles"], filter="filter[nothing]=1")
+    assert refused.status_code == 422 and "does not filter by filter[nothing]" in refused.text
+    assert 'value="filter[nothing]=1"' in refused.text
+    made = await create(sqlite_browser, objects=["articles"], filter="filter[id]=1")
+    assert made.status_code == 303, made.text
+    [webhook] = await WebhookStore(sqlite_browser.site.database).list()
+    assert webhook.filter == "filter[id]=1"
+
+
 async def test_a_form_without_the_csrf_token_is_refused(sqlite_browser):
     browser = sqlite_browser
     fields = {"name": "x", "url": "https://x.example/", "events": "create"}

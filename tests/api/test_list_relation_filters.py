@@ -247,7 +247,11 @@ async def test_objects_lists_the_usable_paths(site):
 async def test_the_openapi_document_lists_the_usable_paths_typed_by_the_related_field(site):
     response = await site.client.get("/api/pb/v1/openapi.json", headers=site.headers)
     document = response.json()
-    parameters = document["paths"]["/objects/posts"]["get"]["parameters"]
+    components = document["components"]["parameters"]
+    parameters = [  # the filters are components the list and the change feed share
+        components[parameter["$ref"].rsplit("/", 1)[1]] if "$ref" in parameter else parameter
+        for parameter in document["paths"]["/objects/posts"]["get"]["parameters"]
+    ]
     by_name = {parameter.get("name"): parameter for parameter in parameters if "name" in parameter}
     assert by_name["filter[author.karma]"]["schema"] == {"$ref": "#/components/schemas/Filter.integer"}
     assert by_name["filter[author.joined]"]["schema"] == {"$ref": "#/components/schemas/Filter.date"}

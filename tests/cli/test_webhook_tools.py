@@ -55,7 +55,9 @@ def test_edit_changes_what_is_given_and_keeps_the_secret_and_the_delivery_log(tm
         False,
     )
     assert asyncio.run(_secret_and_log(url)) == (secret, 1)
-    assert_refused(nothing, "nothing to change: give --url, --objects, --events, --enable or --disable")
+    assert_refused(
+        nothing, "nothing to change: give --url, --objects, --events, --filter, --enable or --disable"
+    )
 
 
 def test_every_webhook_command_that_acts_on_one_endpoint_takes_name_or_dash_dash_name(tmp_path):
@@ -85,6 +87,24 @@ def test_with_the_site_named_an_unpublished_object_is_refused_with_the_nearest_n
     assert (
         unchecked.returncode == 0 and "were not checked against what the site publishes" in unchecked.stderr
     )
+
+
+def test_filter_is_stored_for_one_object_and_with_the_site_named_checked_against_its_fields(tmp_path):
+    url = f"sqlite:///{tmp_path}/site.db"
+    asyncio.run(init(site_config(url)))
+    site = {"PB_APP": SITE_HOOK}
+    everything = run(*CREATE, "--filter", "filter[title]=x", database=url)
+    unknown = run(*CREATE, "--objects", "articles", "--filter", "filter[nothing]=x", database=url, env=site)
+    unchecked = run(*CREATE, "--objects", "articles", "--filter", "filter[title]=Hello", database=url)
+    listed = run("webhooks", "list", database=url)
+    removed = run("webhooks", "edit", "app", "--filter", "", database=url)
+
+    assert_refused(everything, "a filter applies to one object: name exactly one in objects")
+    assert_refused(unknown, "the filter is refused: articles does not filter by filter[nothing]")
+    assert unchecked.returncode == 0 and "the filter was not checked" in unchecked.stderr
+    assert "filter filter[title]=Hello, events" in unchecked.stdout
+    assert "\tfilter=filter[title]=Hello\t" in listed.stdout
+    assert removed.returncode == 0 and "filter=" not in last_line(removed)
 
 
 async def test_test_sends_a_signed_object_test_event_and_prints_the_answer(tmp_path):

@@ -87,7 +87,8 @@ def unexplained_failures(report: str) -> list[str]:
     a delete of an article that comments still refer to, is a 422 that schemathesis reports as a
     schema-valid request rejected (ST202). The document names these 422s (docs/openapi.md). So are
     the refusals that depend on what the server holds (docs/caching.md): an `If-Match` tag that is not
-    the record's (412), a cursor that is not one of this list's (422 keyed `after`/`before`), and an
+    the record's (412), a cursor that is not one of this list's (422 keyed `after`/`before`) or of this
+    feed's filters (422 keyed `since`/`Last-Event-ID`, docs/changes.md), and an
     `Idempotency-Key` sent again with another body (422). The other explained ST202 is the one a
     request asks for: with `Prefer: handling=strict` a parameter the API would ignore is a 400 naming
     it in `details.ignored`, as the header's description says. Every other finding, and an ST202 for
@@ -140,7 +141,7 @@ def _is_cursor_refusal(body: str) -> bool:
         details = json.loads(body)["details"]
     except (ValueError, KeyError, TypeError):
         return False
-    return bool(details) and set(details) <= {"after", "before"}
+    return bool(details) and set(details) <= {"after", "before", "since", "Last-Event-ID"}
 
 
 def _is_foreign_key_refusal(body: str) -> bool:

@@ -5,6 +5,7 @@ cursor, in the order of those entries), or nothing when it does not reach back t
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import UTC, datetime
 
 from pb_headless.changes import recent
@@ -19,11 +20,13 @@ def change(position: int, key: str, table: str = "articles") -> Change:
 
 
 def feed_would_read(log: list[Change], table: str, cursor: int, head: int) -> list[Change]:
-    """The log's reading (latest_per_row) written plainly."""
+    """The log's reading (latest_per_row) written plainly: each row's latest entry, with how many
+    entries the row has after the cursor."""
     latest: dict[str, Change] = {}
     for entry in log:
         if entry.table == table and cursor < entry.position <= head:
-            latest[entry.key] = entry
+            earlier = latest.get(entry.key)
+            latest[entry.key] = replace(entry, entries=1 if earlier is None else earlier.entries + 1)
     return sorted(latest.values(), key=lambda entry: entry.position)
 
 
@@ -33,7 +36,8 @@ def test_a_row_changed_twice_comes_once_where_its_latest_change_is():
     memory.advance(
         10, 14, ["articles"], [change(11, "a"), change(12, "b"), change(13, "a"), change(14, "c", "other")]
     )
-    assert memory.latest_after("articles", 10, 100) == ([change(12, "b"), change(13, "a")], 14, False)
+    twice = replace(change(13, "a"), entries=2)  # the row's two entries after the cursor
+    assert memory.latest_after("articles", 10, 100) == ([change(12, "b"), twice], 14, False)
     assert memory.latest_after("articles", 12, 100) == ([change(13, "a")], 14, False)
     assert memory.latest_after("articles", 14, 100) == ([], 14, False)
 
