@@ -158,7 +158,10 @@ def _create(dialect: str, name: str, table: str, watch: WatchedTable) -> str:
     moved = f"OLD.{_quote(dialect, key)} <> NEW.{_quote(dialect, key)}"
     if event == "UPDATE" and before != "NULL":  # a moved key's new row was served by no one before
         before = f"CASE WHEN {moved} THEN '' ELSE {before} END"
-    body = [_entry(dialect, table, f"{row}.{_quote(dialect, key)}", op, before, after)]
+    changed = _changed(dialect, watch) if event == "UPDATE" else "NULL"
+    if event == "UPDATE":  # a key that changed: the new key's row had no values before
+        changed = f"CASE WHEN {moved} THEN NULL ELSE {changed} END"
+    body = [_entry(dialect, table, f"{row}.{_quote(dialect, key)}", op, before, after, changed)]
     if event == "UPDATE":  # a key that changed: the old key's row is gone
         gone = "NULL" if after == "NULL" else "''"
         served = _seen(sql_dialect, watch, "DELETE")[0]
@@ -183,7 +186,9 @@ def _seen(sql_dialect: Dialect, watch: WatchedTable, event: str) -> tuple[str, s
     return ("''" if event == "INSERT" else old), ("''" if event == "DELETE" else new)
 
 
-def _entry(dialect: str, table: str, key: str, op: str, before: str, after: str) -> str:
+def _entry(
+    dialect: str, table: str, key: str, op: str, before: str, after: str, changed: str = "NULL"
+) -> str:
     """Move the head, then write the entry at it: two statements of a SQLite or MariaDB trigger."""
     if dialect == "sqlite":
         as_text, now = f"CAST({key} AS TEXT)", "datetime('now')"
@@ -191,10 +196,33 @@ def _entry(dialect: str, table: str, key: str, op: str, before: str, after: str)
         as_text, now = f"CAST({key} AS CHAR)", "UTC_TIMESTAMP(6)"
     return (
         f"UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID}; "
-        "INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after) "
-        f"SELECT version, {_literal(table)}, {as_text}, '{op}', {now}, {before}, {after} "
+        "INSERT INTO pb_changes "
+        "(position, table_name, row_key, op, changed_at, seen_before, seen_after, changed) "
+        f"SELECT version, {_literal(table)}, {as_text}, '{op}', {now}, {before}, {after}, {changed} "
         f"FROM pb_state WHERE id = {HEAD_ID};"
     )
+
+
+def _changed(dialect: str, watch: WatchedTable) -> str:
+    """SQL for an update's `changed`: `,` then `name,` for each column whose value changed; NULL when
+    the table's columns are not known."""
+    if watch.table is None:
+        return "NULL"
+    names = [str(column.name) for column in watch.table.columns]
+    if any("," in name for name in names):
+        return "NULL"  # a name the list could not hold
+    parts = ["','"]
+    for name in names:
+        old, new, listed = (
+            f"OLD.{_quote(dialect, name)}",
+            f"NEW.{_quote(dialect, name)}",
+            _literal(name + ","),
+        )
+        if dialect == "sqlite":
+            parts.append(f"CASE WHEN {old} IS NOT {new} THEN {listed} ELSE '' END")
+        else:
+            parts.append(f"IF({old} <=> {new}, '', {listed})")
+    return " || ".join(parts) if dialect == "sqlite" else "CONCAT(" + ", ".join(parts) + ")"
 
 
 # One function for every published table on PostgreSQL; the key column is the trigger's first
@@ -207,6 +235,7 @@ DECLARE
     new_key text;
     old_seen text;
     new_seen text;
+    changed text;
     head bigint;
 BEGIN
     IF TG_OP <> 'INSERT' THEN old_key := to_jsonb(OLD) ->> TG_ARGV[0]; END IF;
@@ -217,18 +246,23 @@ BEGIN
         IF TG_OP <> 'INSERT' THEN EXECUTE 'SELECT ' || TG_ARGV[1] INTO old_seen USING OLD; END IF;
         IF TG_OP <> 'DELETE' THEN EXECUTE 'SELECT ' || TG_ARGV[1] INTO new_seen USING NEW; END IF;
     END IF;
+    IF TG_OP = 'UPDATE' THEN  -- the columns whose values changed, `,name,` each
+        SELECT ',' || COALESCE(string_agg(n.key || ',', '' ORDER BY n.key), '') INTO changed
+        FROM jsonb_each(to_jsonb(NEW)) AS n WHERE n.value IS DISTINCT FROM to_jsonb(OLD) -> n.key;
+    END IF;
     IF TG_OP = 'UPDATE' AND old_key IS DISTINCT FROM new_key THEN
         UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
         INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after)
         VALUES (head, TG_TABLE_NAME, old_key, 'delete', timezone('UTC', clock_timestamp()),
                 old_seen, CASE WHEN TG_NARGS > 1 THEN '' END);
         old_seen := CASE WHEN TG_NARGS > 1 THEN '' END;  -- the new key's row was served by no one before
+        changed := NULL;  -- nor did it have values before
     END IF;
     UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
-    INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after)
+    INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after, changed)
     VALUES (head, TG_TABLE_NAME, COALESCE(new_key, old_key),
             CASE TG_OP WHEN 'INSERT' THEN 'create' WHEN 'UPDATE' THEN 'update' ELSE 'delete' END,
-            timezone('UTC', clock_timestamp()), old_seen, new_seen);
+            timezone('UTC', clock_timestamp()), old_seen, new_seen, changed);
     RETURN NULL;
 END
 $pb$
