@@ -6,10 +6,13 @@ at that new head with the table, the row's key as text, the kind of change, the 
 objects that served the row before and after the change (visibility.py). Moving
 one row locks it until the writer commits, so a writer that comes second waits for the first to
 commit before it takes the next position: positions become visible in order, never with a hole a
-reader could step over (pb_headless/changes/log.py relies on it).
+reader could step over (pb_headless/changes/log.py relies on it). On PostgreSQL the trigger is a
+constraint trigger deferred to the commit, so the head is locked only for the commit itself; SQLite
+and MariaDB have no deferred triggers, and theirs take it at the write.
 
 Names: `pbchg_<table>_<digest>` plus `_ai`, `_au`, `_ad` on SQLite and MariaDB (one trigger per
-event); one trigger `pbchg_<table>_<digest>` calling the function `pb_changes_record()` on PostgreSQL.
+event); one constraint trigger `pbchg_<table>_<digest>` calling the function `pb_changes_record()` on
+PostgreSQL.
 The digest covers the table, its key column and the objects' rules, so a table whose key or rules
 changed gets new triggers. On PostgreSQL the rules are the trigger's second argument, a statement the
 function runs on OLD and on NEW.
@@ -34,6 +37,7 @@ from pb_headless.database.dialect import dialect_name
 log = logging.getLogger("pb_headless")
 
 _SUFFIXES = MARIADB_SUFFIXES
+AT_COMMIT = "\0at-commit"  # part of a PostgreSQL trigger's digest: it numbers its entries at commit
 
 
 Tables = Mapping[str, "WatchedTable | str"]  # table → what its triggers record (a bare key: no visibility)
@@ -48,10 +52,13 @@ def wanted_triggers(dialect: str, tables: Tables) -> dict[str, str]:
     wanted: dict[str, str] = {}
     sql_dialect = plain_dialect(dialect)
     for table, watch in watched(tables).items():
-        base = trigger_base(table, watch.key, rule_digest(sql_dialect, watch))
+        rules = rule_digest(sql_dialect, watch)
         if dialect == "postgresql":
-            wanted[base] = table
+            # A trigger that numbers at commit is named apart from one of a release that numbered at
+            # the write, so an upgrade replaces the older kind.
+            wanted[trigger_base(table, watch.key, rules + AT_COMMIT)] = table
         else:
+            base = trigger_base(table, watch.key, rules)
             wanted.update({f"{base}_{suffix}": table for suffix in _SUFFIXES})
     return wanted
 
@@ -147,8 +154,12 @@ def _create(dialect: str, name: str, table: str, watch: WatchedTable) -> str:
         seen = seen_sql(sql_dialect, watch, "($1)")
         if seen is not None:
             arguments.append(_literal(seen))
+        # A constraint trigger deferred to the commit: it runs, with OLD and NEW as they were at the
+        # write, when the transaction commits, so the head stays locked only from there to the end
+        # of the commit rather than from the write on (docs/changes.md, "What is recorded").
         return (
-            f"CREATE TRIGGER {_quote(dialect, name)} AFTER INSERT OR UPDATE OR DELETE ON {quoted_table} "
+            f"CREATE CONSTRAINT TRIGGER {_quote(dialect, name)} AFTER INSERT OR UPDATE OR DELETE "
+            f"ON {quoted_table} DEFERRABLE INITIALLY DEFERRED "
             f"FOR EACH ROW EXECUTE FUNCTION pb_changes_record({', '.join(arguments)})"
         )
     event = _SUFFIXES[name.rsplit("_", 1)[1]]

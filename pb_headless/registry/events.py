@@ -11,7 +11,6 @@ import importlib
 import inspect
 from collections import defaultdict
 from collections.abc import Callable, Iterable
-from contextvars import ContextVar
 from functools import partial
 from importlib.metadata import EntryPoint, entry_points
 from types import ModuleType
@@ -25,14 +24,7 @@ COMPONENT_GROUP = "pb_headless.components"
 
 Handler = Callable[..., Any]
 
-_running_component: ContextVar[str | None] = ContextVar("pb_headless_running_component", default=None)
-
-
-def registering_source() -> Source:
-    """What a registration made right now names as its source: the component whose handler is
-    running, else code."""
-    component = _running_component.get()
-    return Source.component(component) if component else Source.code()
+Running = Callable[[str | None], object]  # told whose handler runs next (None: the code's own)
 
 
 class ComponentError(DeclarationError):
@@ -75,10 +67,13 @@ class Events:
     def handlers(self, name: str) -> tuple[Handler, ...]:
         return tuple(self._handlers[name])
 
-    async def fire(self, name: str, *args: Any) -> None:
+    async def fire(self, name: str, *args: Any, running: Running | None = None) -> None:
+        """Call every handler of `name` in turn; `running`, if given, is told the component each
+        handler belongs to before it runs, and None when all have run."""
         for handler in list(self._handlers[name]):
             owner = self._owners.get(id(handler))
-            running = _running_component.set(owner)
+            if running is not None:
+                running(owner)
             try:
                 result = handler(*args)
                 if inspect.isawaitable(result):
@@ -94,7 +89,8 @@ class Events:
                     owner, f"its {name} handler failed: {type(error).__name__}: {error}", error
                 ) from error
             finally:
-                _running_component.reset(running)
+                if running is not None:
+                    running(None)
 
     def setting_up(self, component: str | None) -> None:
         """Mark the handlers subscribed from now on as the named component's (None ends it)."""

@@ -21,7 +21,7 @@ from sqlalchemy.pool import NullPool
 from pb_headless.database.backends import backend_for, backend_name
 from pb_headless.registry.compile import compile_objects
 from pb_headless.registry.declaration import Declaration, DeclarationError, check_declaration
-from pb_headless.registry.events import Events, OnServiceApiRegister, load_components, registering_source
+from pb_headless.registry.events import Events, OnServiceApiRegister, load_components
 from pb_headless.registry.source import Source
 from pb_headless.registry.spec import ObjectSpec
 
@@ -58,6 +58,7 @@ class ApiRegistry:
         self._sources: list[DeclarationProvider] = []
         self._engines: dict[str, AsyncEngine] = {}
         self._firing = False
+        self._component: str | None = None  # whose OnServiceApiRegister handler is running
         self.version = 0  # moves on every change made in this process
 
     # -- sources -------------------------------------------------------------------------------
@@ -70,10 +71,20 @@ class ApiRegistry:
         checked = (
             declaration
             if isinstance(declaration, Declaration)
-            else check_declaration(name, declaration, Source.of(source) if source else registering_source())
+            else check_declaration(
+                name, declaration, Source.of(source) if source else self._registering_source()
+            )
         )
         self._code[name] = checked
         self._changed()
+
+    def _registering_source(self) -> Source:
+        """What a registration made now names as its source: the component whose handler is running,
+        else code."""
+        return Source.component(self._component) if self._component else Source.code()
+
+    def _running(self, component: str | None) -> None:
+        self._component = component
 
     def unregister(self, name: str) -> None:
         if self._code.pop(name, None) is not None:
@@ -124,9 +135,10 @@ class ApiRegistry:
         constructor table is logged and left out, so one table cannot take the API down."""
         self._firing = True
         try:
-            await self.events.fire(OnServiceApiRegister, self)
+            await self.events.fire(OnServiceApiRegister, self, running=self._running)
         finally:
             self._firing = False
+            self._component = None
         constructor: dict[str, Declaration] = {}
         for source in self._sources:
             constructor.update(await source(database))

@@ -194,6 +194,34 @@ async def test_concurrent_writers_never_let_a_reader_step_over_an_uncommitted_en
     assert sorted(seen) == list(range(100, 140)) and len(seen) == 40
 
 
+@pytest.mark.parametrize("database", ["postgresql"], indirect=True)
+async def test_on_postgresql_a_writer_left_open_holds_up_no_other_and_entries_follow_commit_order(feed):
+    """The triggers number entries at commit there (docs/changes.md, "What is recorded"): a transaction
+    that wrote a published row and stays open holds nothing another writer needs, and the entry of
+    the writer that commits first comes first."""
+    start = await now(feed)
+    opened, release = asyncio.Event(), asyncio.Event()
+
+    async def hold_open() -> None:
+        async with feed.database.connection() as connection, connection.transaction():
+            await connection.execute(articles.insert().values(id=60, title="left open", published=True))
+            opened.set()
+            await release.wait()
+
+    holder = asyncio.create_task(hold_open())
+    await opened.wait()
+    try:
+        created = await feed.client.post(
+            f"{API}/objects/articles", json={"title": "meanwhile"}, headers=feed.headers
+        )
+    finally:
+        release.set()
+        await holder
+    assert created.status_code == 201, created.text
+    body = await changes(feed, since=start)
+    assert [entry["id"] for entry in body["data"]] == [created.json()["data"]["id"], 60]
+
+
 async def test_a_published_view_that_cannot_take_triggers_is_served_without_a_change_log(
     sqlite_database, host_factory
 ):

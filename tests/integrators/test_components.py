@@ -9,7 +9,6 @@ import sqlalchemy as sa
 
 from pb_headless import ApiRegistry, DeclarationError, Events, HeadlessAPI, OnServiceApiRegister
 from pb_headless.registry import COMPONENT_GROUP
-from pb_headless.registry.events import registering_source
 from tests.integrators.example_site import SITE
 
 SATELLITE = SITE / "satellite"
@@ -120,21 +119,22 @@ async def test_registrations_made_by_the_event_do_not_rebuild_the_catalog_on_eve
 
 
 async def test_a_components_handler_runs_under_the_components_name(sqlite_database, tmp_path, monkeypatch):
+    """What a component's handler registers names the component as its source; what the code's own
+    handler registers, code."""
     (tmp_path / "pb_named_component.py").write_text(
-        "from pb_headless.registry.events import registering_source\n"
-        "seen = []\n"
+        "from tests.integrators.test_components import things\n"
+        "DECLARATION = {'model': things, 'fields': ['name']}\n"
         "def setup(events):\n"
-        "    events.on('OnServiceApiRegister', lambda registry: seen.append(registering_source()))\n"
+        "    events.on('OnServiceApiRegister', lambda r: r.register('from_component', DECLARATION))\n"
     )
     monkeypatch.syspath_prepend(str(tmp_path))
     registry = ApiRegistry()
     registry.load_components(["pb_named_component"])
-    registry.events.on(
-        OnServiceApiRegister, lambda r: sys.modules["pb_named_component"].seen.append(registering_source())
-    )
-    await registry.build(sqlite_database)
-    assert [str(source) for source in sys.modules["pb_named_component"].seen] == [
-        "component 'pb_named_component'",
-        "code",
-    ]
+    declaration = {"model": things, "fields": ["name"]}
+    registry.events.on(OnServiceApiRegister, lambda r: r.register("from_code", declaration))
+    catalog = await registry.build(sqlite_database)
+    assert str(catalog["from_component"].source) == "component 'pb_named_component'"
+    assert str(catalog["from_code"].source) == "code"
+    registry.register("afterwards", declaration)
+    assert str((await registry.build(sqlite_database))["afterwards"].source) == "code"
     sys.modules.pop("pb_named_component", None)

@@ -276,6 +276,37 @@ def test_the_weak_map_finder_sees_both_spellings():
     assert module_level_weak_maps(source) == [1, 2]
 
 
+def context_variables(source: str) -> list[int]:
+    """Lines that make a `ContextVar`: ambient state that no signature shows."""
+    lines = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            function = node.func
+            name = function.attr if isinstance(function, ast.Attribute) else getattr(function, "id", "")
+            if name == "ContextVar":
+                lines.append(node.lineno)
+    return lines
+
+
+# Not yet moved: a request's bound parameters come back from the compiler in a later stage.
+CONTEXT_VARIABLES_NOT_YET_MOVED = {"pb_headless.query.parameters"}
+
+
+def test_no_module_outside_the_database_package_makes_a_context_variable():
+    found = {
+        name: lines
+        for name, path in checked(*MOVES_WITH_THE_CHANGE_LOG).items()
+        if (lines := context_variables(path.read_text(encoding="utf-8")))
+    }
+    assert set(found) - CONTEXT_VARIABLES_NOT_YET_MOVED == set(), f"pass it as an argument: {found}"
+    assert set(found) >= CONTEXT_VARIABLES_NOT_YET_MOVED, "moved: take it off CONTEXT_VARIABLES_NOT_YET_MOVED"
+
+
+def test_the_context_variable_finder_sees_both_spellings():
+    source = "A = contextvars.ContextVar('a')\nclass B:\n    b: ContextVar[int] = ContextVar('b')\n"
+    assert context_variables(source) == [1, 3]
+
+
 def own_private_names() -> set[str]:
     """Every `_name` the package defines itself: attributes it assigns, functions, classes, slots."""
     names: set[str] = set()
