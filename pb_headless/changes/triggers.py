@@ -38,6 +38,7 @@ log = logging.getLogger("pb_headless")
 
 _SUFFIXES = MARIADB_SUFFIXES
 AT_COMMIT = "\0at-commit"  # part of a PostgreSQL trigger's digest: it numbers its entries at commit
+CHANGED = "\0changed"  # part of every trigger's digest: it records an update's changed columns
 
 
 Tables = Mapping[str, "WatchedTable | str"]  # table → what its triggers record (a bare key: no visibility)
@@ -54,11 +55,13 @@ def wanted_triggers(dialect: str, tables: Tables) -> dict[str, str]:
     for table, watch in watched(tables).items():
         rules = rule_digest(sql_dialect, watch)
         if dialect == "postgresql":
-            # A trigger that numbers at commit is named apart from one of a release that numbered at
-            # the write, so an upgrade replaces the older kind.
-            wanted[trigger_base(table, watch.key, rules + AT_COMMIT)] = table
+            # A trigger that numbers at commit and records changed columns is named apart from an
+            # older release's, so an upgrade replaces it (and the function it calls).
+            wanted[trigger_base(table, watch.key, rules + AT_COMMIT + CHANGED)] = table
         else:
-            base = trigger_base(table, watch.key, rules)
+            # Their SQL lists the table's columns: a column added or removed makes them again.
+            columns = "" if watch.table is None else ",".join(str(c.name) for c in watch.table.columns)
+            base = trigger_base(table, watch.key, rules + CHANGED + columns)
             wanted.update({f"{base}_{suffix}": table for suffix in _SUFFIXES})
     return wanted
 
