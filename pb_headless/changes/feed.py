@@ -15,7 +15,7 @@ from typing import Any
 from databases import Database
 
 from pb_headless.changes.cursor import encode_cursor
-from pb_headless.changes.log import Change, bounds, latest_per_row
+from pb_headless.changes.log import Change, bounds, latest_per_row, unmoved_rows
 from pb_headless.database import oneoff
 from pb_headless.errors import CursorExpired
 from pb_headless.query.compiler import compile_selected
@@ -64,7 +64,7 @@ async def read_page(reader: Reader, since: int, limit: int) -> FeedPage:
     found = await latest_per_row(reader.database, spec.table.name, since, edges.head, limit + 1, spec.name)
     has_more = len(found) > limit
     found = found[:limit]
-    rendered = await render_page(reader, found, render_entry, pause=True)
+    rendered = await render_page(reader, since, found, render_entry, pause=True)
     # Without more to read, everything up to the head was seen, whichever table it belonged to.
     following = found[-1].position if has_more else max(since, edges.head)
     return FeedPage([entry for _, entry in rendered], following, has_more, [at for at, _ in rendered])
@@ -75,19 +75,24 @@ async def head_position(database: Database) -> int:
 
 
 async def render_page(
-    reader: Reader, found: Sequence[Change], render: Render, pause: bool = False
+    reader: Reader, since: int, found: Sequence[Change], render: Render, pause: bool = False
 ) -> list[tuple[int, dict[str, Any]]]:
     """The page's entries, each with its position. A filtered reader asks once for the whole page
     which of its rows the filters select now (a query bounded by the page's keys): those are
     rendered by `render`; every other one is a `delete` with `record: null` — it left the
-    selection, or was never in it (the client drops what it does not hold) — except a row created
-    since the cursor and not selected, which the client cannot hold: it has no entry. Cursors
-    carry the filter set's digest."""
+    selection, or may have (the client drops what it does not hold) — except a row the client
+    cannot hold: one created since the cursor, or one whose every change since the cursor left the
+    filters' columns alone (`outside_since`). Cursors carry the filter set's digest."""
     chosen = await selected_keys(reader, found)
+    outside = (
+        set()
+        if chosen is None
+        else await outside_since(reader, since, [c for c in found if c.key not in chosen])
+    )
     entries = []
     for change in found:
         if chosen is not None and change.key not in chosen:
-            if change.is_new:
+            if change.is_new or change.key in outside:
                 continue
             entry = left_entry(reader, change)
         else:
@@ -131,6 +136,38 @@ async def selected(
     fetch = functools.partial(oneoff.fetch_rows, database) if narrowed else database.fetch_all
     chosen = {render_value(spec.pk, row[0]) for row in await fetch(statement)}
     return {text for text, key in keys.items() if render_value(spec.pk, key) in chosen}
+
+
+def row_columns(spec: ObjectSpec, plan: ListPlan) -> frozenset[str] | None:
+    """The columns of the object's own table whose values alone decide whether a row matches the
+    plan's filters and search; None when a filter reaches another table (a relation path), whose
+    rows can change without this one changing."""
+    if any(condition.relation is not None for condition in plan.conditions):
+        return None
+    names = {str(condition.field.column.name) for condition in plan.conditions}
+    if plan.search:
+        names.update(str(spec.fields[name].column.name) for name in spec.searchable if name in spec.fields)
+    return frozenset(names)
+
+
+async def outside_since(reader: Reader, since: int, unselected: Sequence[Change]) -> set[str]:
+    """The keys among `unselected` (rows the filters do not select now) that provably were not
+    selected at `since` either: every change to the row since then was an update, of a row the object
+    served before and after it, that changed none of the columns the filters read. A row with one
+    change is judged by it; the others with one statement bounded by their keys."""
+    columns = None if reader.selection is None else row_columns(reader.spec, reader.selection)
+    if columns is None or not unselected:
+        return set()
+    name = reader.spec.name
+    outside = {c.key for c in unselected if c.entries == 1 and c.kept_out_of(name, columns)}
+    several = [c for c in unselected if c.entries > 1 and c.kept_out_of(name, columns)]
+    if several:
+        upto = max(c.position for c in several)
+        keys = [c.key for c in several]
+        outside.update(
+            await unmoved_rows(reader.database, reader.spec.table.name, name, since, upto, keys, columns)
+        )
+    return outside
 
 
 def _key_text(reader: Reader, change: Change) -> Any:

@@ -18,7 +18,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.changes.triggers import HEAD_ID, PRUNED_ID
-from pb_headless.changes.visibility import SEPARATOR, is_seen_by
+from pb_headless.changes.visibility import SEPARATOR, is_seen_by, left_alone
 from pb_headless.tables import changes, state
 
 _READ = sa.select(state.c.id, state.c.version).where(state.c.id.in_((HEAD_ID, PRUNED_ID)))
@@ -36,6 +36,11 @@ class Change:
     seen_before: str | None = None  # the objects that served the row before, `|name|` each; None: not known
     seen_after: str | None = None  # ... and after the change
     entries: int = 1  # the row's entries after the reader's cursor (`latest_per_row`)
+    changed: str | None = None  # an update's changed columns, `,name,` each; None: not known
+
+    def kept_out_of(self, name: str, columns: frozenset[str]) -> bool:
+        """Whether this change provably left alone whether the row matches filters on `columns`."""
+        return left_alone(self.op, self.changed, self.seen_before, self.seen_after, name, columns)
 
     @property
     def is_new(self) -> bool:
@@ -97,6 +102,46 @@ def seen_by(name: str) -> sa.ColumnElement[bool]:
     )
 
 
+def _like(text: str) -> str:
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+async def unmoved_rows(
+    database: Database,
+    table: str,
+    name: str,
+    position: int,
+    head: int,
+    keys: list[str],
+    columns: frozenset[str],
+) -> set[str]:
+    """The rows among `keys` whose every entry in `(position, head]` is `Change.kept_out_of(name,
+    columns)`: an update, of a row the object served before and after, that changed none of `columns`."""
+    seen = f"%{SEPARATOR}{_like(name)}{SEPARATOR}%"
+    kept = sa.and_(
+        changes.c.op == "update",
+        changes.c.changed.is_not(None),
+        changes.c.seen_before.like(sa.bindparam("pb_seen_before", seen, type_=sa.Text), escape="\\"),
+        changes.c.seen_after.like(sa.bindparam("pb_seen_after", seen, type_=sa.Text), escape="\\"),
+        *(
+            sa.not_(
+                changes.c.changed.like(
+                    sa.bindparam(f"pb_column_{n}", f"%,{_like(column)},%", type_=sa.Text), escape="\\"
+                )
+            )
+            for n, column in enumerate(sorted(columns))
+        ),
+    )
+    query = (
+        sa.select(changes.c.row_key)
+        .where(changes.c.table_name == table, changes.c.position > position, changes.c.position <= head)
+        .where(changes.c.row_key.in_(keys))
+        .group_by(changes.c.row_key)
+        .having(sa.func.sum(sa.case((kept, sa.literal_column("0")), else_=sa.literal_column("1"))) == 0)
+    )
+    return {row[0] for row in await database.fetch_all(query)}
+
+
 async def latest_per_row(
     database: Database, table: str, position: int, head: int, limit: int, name: str | None = None
 ) -> list[Change]:
@@ -130,4 +175,5 @@ def _change(row: Any) -> Change:
         at=at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC),
         seen_before=row._mapping["seen_before"],
         seen_after=row._mapping["seen_after"],
+        changed=row._mapping["changed"],
     )

@@ -96,7 +96,7 @@ class StreamSession:
         shared = self.hub.recent.latest_after(table, self.cursor, BATCH, self.reader.spec.name)
         if shared is not None:
             changes, following, more = shared
-            rendered = await render_page(self.reader, changes, self.hub.recent.render)
+            rendered = await render_page(self.reader, self.cursor, changes, self.hub.recent.render)
             return FeedPage([entry for _, entry in rendered], following, more, [at for at, _ in rendered])
         if not await self._enter_lane(emit):
             return None

@@ -38,6 +38,7 @@ log = logging.getLogger("pb_headless")
 
 _SUFFIXES = MARIADB_SUFFIXES
 AT_COMMIT = "\0at-commit"  # part of a PostgreSQL trigger's digest: it numbers its entries at commit
+CHANGED = "\0changed"  # part of every trigger's digest: it records an update's changed columns
 
 
 Tables = Mapping[str, "WatchedTable | str"]  # table → what its triggers record (a bare key: no visibility)
@@ -54,11 +55,13 @@ def wanted_triggers(dialect: str, tables: Tables) -> dict[str, str]:
     for table, watch in watched(tables).items():
         rules = rule_digest(sql_dialect, watch)
         if dialect == "postgresql":
-            # A trigger that numbers at commit is named apart from one of a release that numbered at
-            # the write, so an upgrade replaces the older kind.
-            wanted[trigger_base(table, watch.key, rules + AT_COMMIT)] = table
+            # A trigger that numbers at commit and records changed columns is named apart from an
+            # older release's, so an upgrade replaces it (and the function it calls).
+            wanted[trigger_base(table, watch.key, rules + AT_COMMIT + CHANGED)] = table
         else:
-            base = trigger_base(table, watch.key, rules)
+            # Their SQL lists the table's columns: a column added or removed makes them again.
+            columns = "" if watch.table is None else ",".join(str(c.name) for c in watch.table.columns)
+            base = trigger_base(table, watch.key, rules + CHANGED + columns)
             wanted.update({f"{base}_{suffix}": table for suffix in _SUFFIXES})
     return wanted
 
@@ -169,7 +172,10 @@ def _create(dialect: str, name: str, table: str, watch: WatchedTable) -> str:
     moved = f"OLD.{_quote(dialect, key)} <> NEW.{_quote(dialect, key)}"
     if event == "UPDATE" and before != "NULL":  # a moved key's new row was served by no one before
         before = f"CASE WHEN {moved} THEN '' ELSE {before} END"
-    body = [_entry(dialect, table, f"{row}.{_quote(dialect, key)}", op, before, after)]
+    changed = _changed(dialect, watch) if event == "UPDATE" else "NULL"
+    if event == "UPDATE":  # a key that changed: the new key's row had no values before
+        changed = f"CASE WHEN {moved} THEN NULL ELSE {changed} END"
+    body = [_entry(dialect, table, f"{row}.{_quote(dialect, key)}", op, before, after, changed)]
     if event == "UPDATE":  # a key that changed: the old key's row is gone
         gone = "NULL" if after == "NULL" else "''"
         served = _seen(sql_dialect, watch, "DELETE")[0]
@@ -194,7 +200,9 @@ def _seen(sql_dialect: Dialect, watch: WatchedTable, event: str) -> tuple[str, s
     return ("''" if event == "INSERT" else old), ("''" if event == "DELETE" else new)
 
 
-def _entry(dialect: str, table: str, key: str, op: str, before: str, after: str) -> str:
+def _entry(
+    dialect: str, table: str, key: str, op: str, before: str, after: str, changed: str = "NULL"
+) -> str:
     """Move the head, then write the entry at it: two statements of a SQLite or MariaDB trigger."""
     if dialect == "sqlite":
         as_text, now = f"CAST({key} AS TEXT)", "datetime('now')"
@@ -202,10 +210,33 @@ def _entry(dialect: str, table: str, key: str, op: str, before: str, after: str)
         as_text, now = f"CAST({key} AS CHAR)", "UTC_TIMESTAMP(6)"
     return (
         f"UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID}; "
-        "INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after) "
-        f"SELECT version, {_literal(table)}, {as_text}, '{op}', {now}, {before}, {after} "
+        "INSERT INTO pb_changes "
+        "(position, table_name, row_key, op, changed_at, seen_before, seen_after, changed) "
+        f"SELECT version, {_literal(table)}, {as_text}, '{op}', {now}, {before}, {after}, {changed} "
         f"FROM pb_state WHERE id = {HEAD_ID};"
     )
+
+
+def _changed(dialect: str, watch: WatchedTable) -> str:
+    """SQL for an update's `changed`: `,` then `name,` for each column whose value changed; NULL when
+    the table's columns are not known."""
+    if watch.table is None:
+        return "NULL"
+    names = [str(column.name) for column in watch.table.columns]
+    if any("," in name for name in names):
+        return "NULL"  # a name the list could not hold
+    parts = ["','"]
+    for name in names:
+        old, new, listed = (
+            f"OLD.{_quote(dialect, name)}",
+            f"NEW.{_quote(dialect, name)}",
+            _literal(name + ","),
+        )
+        if dialect == "sqlite":
+            parts.append(f"CASE WHEN {old} IS NOT {new} THEN {listed} ELSE '' END")
+        else:
+            parts.append(f"IF({old} <=> {new}, '', {listed})")
+    return " || ".join(parts) if dialect == "sqlite" else "CONCAT(" + ", ".join(parts) + ")"
 
 
 # One function for every published table on PostgreSQL; the key column is the trigger's first
@@ -218,6 +249,7 @@ DECLARE
     new_key text;
     old_seen text;
     new_seen text;
+    changed text;
     head bigint;
 BEGIN
     IF TG_OP <> 'INSERT' THEN old_key := to_jsonb(OLD) ->> TG_ARGV[0]; END IF;
@@ -228,18 +260,23 @@ BEGIN
         IF TG_OP <> 'INSERT' THEN EXECUTE 'SELECT ' || TG_ARGV[1] INTO old_seen USING OLD; END IF;
         IF TG_OP <> 'DELETE' THEN EXECUTE 'SELECT ' || TG_ARGV[1] INTO new_seen USING NEW; END IF;
     END IF;
+    IF TG_OP = 'UPDATE' THEN  -- the columns whose values changed, `,name,` each
+        SELECT ',' || COALESCE(string_agg(n.key || ',', '' ORDER BY n.key), '') INTO changed
+        FROM jsonb_each(to_jsonb(NEW)) AS n WHERE n.value IS DISTINCT FROM to_jsonb(OLD) -> n.key;
+    END IF;
     IF TG_OP = 'UPDATE' AND old_key IS DISTINCT FROM new_key THEN
         UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
         INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after)
         VALUES (head, TG_TABLE_NAME, old_key, 'delete', timezone('UTC', clock_timestamp()),
                 old_seen, CASE WHEN TG_NARGS > 1 THEN '' END);
         old_seen := CASE WHEN TG_NARGS > 1 THEN '' END;  -- the new key's row was served by no one before
+        changed := NULL;  -- nor did it have values before
     END IF;
     UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
-    INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after)
+    INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after, changed)
     VALUES (head, TG_TABLE_NAME, COALESCE(new_key, old_key),
             CASE TG_OP WHEN 'INSERT' THEN 'create' WHEN 'UPDATE' THEN 'update' ELSE 'delete' END,
-            timezone('UTC', clock_timestamp()), old_seen, new_seen);
+            timezone('UTC', clock_timestamp()), old_seen, new_seen, changed);
     RETURN NULL;
 END
 $pb$

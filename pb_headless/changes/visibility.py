@@ -170,3 +170,20 @@ def escape_colons(statement: str) -> str:
 def is_seen_by(seen: str | None, name: str) -> bool:
     """Whether an entry's `seen_before` or `seen_after` names the object; NULL (not known) is seen."""
     return seen is None or f"{SEPARATOR}{name}{SEPARATOR}" in seen
+
+
+def left_alone(
+    op: str, changed: str | None, before: str | None, after: str | None, name: str, columns: frozenset[str]
+) -> bool:
+    """Whether a change provably left alone whether the row matches filters that read `columns` of
+    the row itself: an update (whose changed columns are known, `,name,` each) of a row the object
+    served before and after, that changed none of `columns`."""
+    return (
+        op == "update"
+        and changed is not None
+        and before is not None
+        and after is not None
+        and is_seen_by(before, name)
+        and is_seen_by(after, name)
+        and not any(f",{column}," in changed for column in columns)
+    )

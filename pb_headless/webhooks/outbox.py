@@ -14,7 +14,8 @@ from typing import Any
 
 from databases import Database
 
-from pb_headless.changes.feed import selected
+from pb_headless.changes.feed import row_columns, selected
+from pb_headless.changes.visibility import left_alone
 from pb_headless.database.database_errors import is_duplicate_key
 from pb_headless.database.dialect import dialect_name, utcnow
 from pb_headless.query.planner import ListPlan
@@ -113,13 +114,18 @@ async def _deliveries_of(
             for endpoint in endpoints:
                 event = entry.op
                 if endpoint.filter is not None:
-                    chosen = selections.get((object_name, endpoint.filter))
-                    if chosen is None:  # not this object's endpoint, or a filter it no longer takes
+                    selection = selections.get((object_name, endpoint.filter))
+                    if selection is None:  # not this object's endpoint, or a filter it no longer takes
                         continue
+                    chosen, columns = selection
                     if entry.row_key not in chosen:
                         if entry.op == "create":
                             continue  # a new row not selected: the receiver cannot hold it
-                        event = "delete"  # not selected now: it left the selection, or never was in it
+                        if columns is not None and left_alone(
+                            entry.op, entry.changed, entry.seen_before, entry.seen_after, object_name, columns
+                        ):
+                            continue  # not selected after, and its filtered columns unchanged: nor before
+                        event = "delete"  # not selected now: it left the selection, or may have
                 if endpoint.wants(object_name, event):
                     rows.append(_delivery(endpoint, object_name, entry, event, now))
     return rows
@@ -127,10 +133,11 @@ async def _deliveries_of(
 
 async def _selections(
     database: Database, entries: Sequence[Change], endpoints: Sequence[WebhookInfo], catalog: Catalog
-) -> dict[tuple[str, str], set[str]]:
-    """For each filter of an endpoint and its object, the keys of the batch's rows it selects now: one
-    statement per filter, bounded by the batch's keys of that object's table (docs/webhooks.md)."""
-    found: dict[tuple[str, str], set[str]] = {}
+) -> dict[tuple[str, str], tuple[set[str], frozenset[str] | None]]:
+    """For each filter of an endpoint and its object, the keys of the batch's rows it selects now (one
+    statement per filter, bounded by the batch's keys of that object's table, docs/webhooks.md), and
+    the row's own columns the filter reads (None: it reads another table too)."""
+    found: dict[tuple[str, str], tuple[set[str], frozenset[str] | None]] = {}
     for endpoint in endpoints:
         if endpoint.filter is None or (endpoint.objects[0], endpoint.filter) in found:
             continue
@@ -150,7 +157,7 @@ async def _selections(
             )
             continue
         chosen = await selected(database, dialect_name(database), spec, plan, keys)
-        found[(spec.name, endpoint.filter)] = chosen
+        found[(spec.name, endpoint.filter)] = (chosen, row_columns(spec, plan))
     return found
 
 

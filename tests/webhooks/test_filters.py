@@ -54,6 +54,19 @@ async def test_rows_selected_now_come_as_create_or_update_and_a_row_that_left_as
     ]  # 9 was created outside the selection: the receiver cannot hold it, nothing is sent
 
 
+async def test_a_change_to_a_row_that_matched_neither_before_nor_after_is_not_sent(site):
+    """The log records which columns an update changed: an update that left the filtered columns of a
+    row outside the selection alone is no news to the endpoint (docs/webhooks.md)."""
+    await site.hook(objects="articles", filter=NEWS, known=await catalog(site))
+    await update_row(site.database, articles, 2, {"views": 21})  # company before and after
+    await update_row(site.database, articles, 4, {"title": "Retitled"})  # company before and after
+    await update_row(site.database, articles, 3, {"category": "company"})  # sales → company: may have left
+    await update_row(site.database, articles, 6, {"views": 61})  # news: selected
+    await site.deliver()
+
+    assert [(kind, key) for kind, key, _ in events(site)] == [("articles.delete", 3), ("articles.update", 6)]
+
+
 async def test_an_endpoint_without_delete_among_its_events_is_not_told_of_a_row_that_left(site):
     await site.hook(objects="articles", filter=f"{NEWS}&search=hello", events="create,update")
     await update_row(site.database, articles, 1, {"views": 12})  # "Hello world": selected
