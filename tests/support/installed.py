@@ -7,8 +7,8 @@ and their rows), and before each later test brings the database back to exactly 
 
 - SQLite: the installed file, copied (a test's database is a file of its own, as before);
 - PostgreSQL, MariaDB: every table that is not the library's dropped (the site's tables a test
-  made), the library's tables emptied with their counters back at 1 and the installer's rows put
-  back.
+  made), the library's tables emptied, the installer's rows put back and the key counters a test
+  moved set back to 1.
 
 Whenever the library's tables are not as installed — a migration test downgraded them, a test made
 the database empty, another session's run dropped them — the database is emptied and installed
@@ -116,24 +116,48 @@ def _restore(connection: Connection, known: Installed) -> bool:
         return False
     preparer = connection.dialect.identifier_preparer
     others = ", ".join(preparer.quote(name) for name in sorted(names - LIBRARY_TABLES))
-    library = ", ".join(preparer.quote(table.name) for table in known.tables)
-    if connection.dialect.name == "postgresql":
-        if others:
-            connection.execute(sa.text(f"DROP TABLE {others} CASCADE"))
-        connection.execute(sa.text(f"TRUNCATE TABLE {library} RESTART IDENTITY CASCADE"))
-    else:  # MariaDB: TRUNCATE also sets AUTO_INCREMENT back to 1
+    if others and connection.dialect.name == "postgresql":
+        connection.execute(sa.text(f"DROP TABLE {others} CASCADE"))  # with the views on them
+    elif others:  # MariaDB: in any order, whatever their foreign keys
         connection.execute(sa.text("SET FOREIGN_KEY_CHECKS = 0"))
-        try:
-            if others:
-                connection.execute(sa.text(f"DROP TABLE {others}"))
-            for table in known.tables:
-                connection.execute(sa.text(f"TRUNCATE TABLE {preparer.quote(table.name)}"))
-        finally:
-            connection.execute(sa.text("SET FOREIGN_KEY_CHECKS = 1"))
+        connection.execute(sa.text(f"DROP TABLE {others}"))
+        connection.execute(sa.text("SET FOREIGN_KEY_CHECKS = 1"))
+    # DELETE, not TRUNCATE: TRUNCATE makes each table's files anew, a sync to disk each on commit.
+    for table in reversed(known.tables):
+        connection.execute(table.delete())
     for table in known.tables:
         if known.rows[table.name]:
             connection.execute(table.insert(), known.rows[table.name])
+    _restart_counters(connection)
     return True
+
+
+def _restart_counters(connection: Connection) -> None:
+    """Key counters back at 1, as a fresh install has them: only those a test moved (a DDL on MariaDB)."""
+    names = {"names": sorted(LIBRARY_TABLES)}
+    if connection.dialect.name == "postgresql":
+        moved = connection.execute(
+            sa.text(
+                "SELECT s.relname FROM pg_class s JOIN pg_depend d ON d.objid = s.oid"
+                " JOIN pg_class t ON d.refobjid = t.oid JOIN pg_sequences q ON q.sequencename = s.relname"
+                " WHERE s.relkind = 'S' AND t.relname IN :names AND q.last_value IS NOT NULL"
+                " AND q.schemaname = current_schema()"
+            ).bindparams(sa.bindparam("names", expanding=True)),
+            names,
+        )
+        for (sequence,) in moved:
+            connection.execute(sa.text("SELECT setval(:sequence, 1, false)"), {"sequence": sequence})
+        return
+    moved = connection.execute(
+        sa.text(
+            "SELECT table_name FROM information_schema.tables WHERE table_schema = DATABASE()"
+            " AND table_name IN :names AND auto_increment > 1"
+        ).bindparams(sa.bindparam("names", expanding=True)),
+        names,
+    )
+    quote = connection.dialect.identifier_preparer.quote
+    for (table,) in moved:
+        connection.execute(sa.text(f"ALTER TABLE {quote(table)} AUTO_INCREMENT = 1"))
 
 
 def _drop_every_table(connection: Connection) -> None:
