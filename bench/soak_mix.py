@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 from collections import deque
 
-import httpx
+from keepalive_client import KeepAliveClient, Response
 
 from pb_headless.tokens.format import generate
 
@@ -67,15 +67,15 @@ def schedule(total: int) -> list[str]:
 _forgeries = itertools.count()
 
 
-def expected_status(kind: str, response: httpx.Response) -> int:
+def expected_status(kind: str, response: Response) -> int:
     if kind in ("update", "delete") and response.request.method == "POST":
         return 201  # the client had nothing to change yet: it created instead
     return EXPECTED.get(kind, 200)
 
 
 async def send(
-    http: httpx.AsyncClient, kind: str, headers: dict[str, str], mine: deque[int], label: str
-) -> httpx.Response:
+    http: KeepAliveClient, kind: str, headers: dict[str, str], mine: deque[int], label: str
+) -> Response:
     if kind in ("update", "delete") and not mine:
         kind = "create"  # nothing of this client's to change yet
     if kind in GETS:

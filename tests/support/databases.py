@@ -15,6 +15,7 @@ from sqlalchemy.ext.asyncio import create_async_engine
 from sqlalchemy.pool import NullPool
 
 from pb_headless import install
+from tests.support import installed as installed_state
 
 DATABASE_KINDS = ("sqlite", "postgresql", "mariadb")
 # The MariaDB driver: aiomysql (`mysql://`, what `databases` picks) or asyncmy (docs/hosting.md).
@@ -50,20 +51,8 @@ def async_engine_url(url: str, kind: str) -> str:
     return url.replace(plain, driver, 1)
 
 
-async def drop_everything(url: str, kind: str) -> None:
-    """An empty database: every table the previous test left is dropped."""
-    engine = create_async_engine(async_engine_url(url, kind), poolclass=NullPool)
-    try:
-        async with engine.begin() as connection:
-
-            def drop(sync_connection) -> None:
-                metadata = sa.MetaData()
-                metadata.reflect(sync_connection)
-                metadata.drop_all(sync_connection)
-
-            await connection.run_sync(drop)
-    finally:
-        await engine.dispose()
+def _async_url(url: str, kind: str) -> str:
+    return "" if kind == "sqlite" else async_engine_url(url, kind)
 
 
 def unavailable(kind: str, error: Exception) -> None:
@@ -75,19 +64,24 @@ def unavailable(kind: str, error: Exception) -> None:
 
 @contextlib.asynccontextmanager
 async def open_database(kind: str, folder: Path, *, installed: bool = True) -> AsyncIterator[Database]:
+    """A connected database of `kind`: empty, or (`installed`) holding exactly what a fresh install leaves.
+
+    Installing runs the migrations (DDL, slow on the servers), so a session installs once per kind and
+    then brings the library's tables back to that state (tests/support/installed.py)."""
     url = url_for(kind, folder)
     try:
         # Inside the try: a missing driver (asyncpg, aiomysql) is as absent as a server that is down.
         database = Database(url)
         if kind != "sqlite":
             await _ensure_session_database(kind)
-            await drop_everything(url, kind)
+        needs_install = await installed_state.prepare(url, _async_url(url, kind), kind, installed=installed)
     except Exception as error:
         unavailable(kind, error)
     await database.connect()
     try:
-        if installed:
+        if needs_install:
             await install(database)
+            await installed_state.remember(url, _async_url(url, kind), kind)
         yield database
     finally:
         await database.disconnect()
@@ -119,3 +113,4 @@ async def drop_session_databases() -> None:
         finally:
             await engine.dispose()
         _created.discard(kind)
+    installed_state.forget()

@@ -165,9 +165,10 @@ async def create_demo(database: Database) -> None:
     dialect = dialect_of(database)
     for table in metadata.sorted_tables:
         await database.execute(str(CreateTable(table, if_not_exists=True).compile(dialect=dialect)))
-    for table, rows in ((authors, AUTHORS), (articles, ARTICLES), (comments, COMMENTS)):
-        for row in rows:
-            await database.execute(table.insert().values(**row))
+    async with database.transaction():  # one commit, not one per row (a sync to disk each)
+        for table, rows in ((authors, AUTHORS), (articles, ARTICLES), (comments, COMMENTS)):
+            for row in rows:
+                await database.execute(table.insert().values(**row))
     if database.url.dialect == "postgresql":  # explicit ids leave the sequences behind
         for table in (authors, articles, comments):
             await database.execute(
