@@ -59,7 +59,8 @@ async def is_served(context: RequestContext, spec: ObjectSpec, key: Any) -> bool
 
 async def lock_row(context: RequestContext, spec: ObjectSpec, key: Any) -> None:
     """Lock the row (`SELECT … FOR UPDATE`) where SQLite's BEGIN IMMEDIATE does not already hold it."""
-    statement = sa.select(spec.pk.column).where(spec.pk.column == sa.bindparam(KEY, key, spec.pk.column.type))
+    addressed = spec.pk.column == sa.bindparam(KEY, key, spec.pk.column.type)
+    statement = sa.select(spec.pk.column).where(addressed).with_for_update()
     prepared = _kept(context, spec, ("lock",), lambda: _unquick(_prepared(context, statement, _key_slot())))
     if prepared is None:
         await context.database.fetch_one(statement)
@@ -74,7 +75,7 @@ async def insert(context: RequestContext, spec: ObjectSpec, values: dict[str, An
         statement = statement.returning(spec.pk.column)
     shape = ("insert", returning, *_shape(values))
     slots = {_parameter(name): (name, None) for name in values}
-    return await _execute(context, spec, shape, statement, slots, values, narrowed=False)
+    return await _execute(context, spec, shape, statement, slots, values, narrowed=False, inserts=True)
 
 
 async def update(context: RequestContext, spec: ObjectSpec, key: Any, values: dict[str, Any]) -> None:
@@ -113,6 +114,7 @@ async def _execute(
     slots: dict[str, tuple[Any, Any]] | None,
     values: Mapping[Any, Any],
     narrowed: bool = True,
+    inserts: bool = False,
 ) -> Any:
     """Run the write from its kept SQL, compiling it on the first write of its shape; a statement that
     cannot be kept runs the ordinary way (`narrowed`: its WHERE holds the object's `query`)."""
@@ -121,7 +123,7 @@ async def _execute(
         prepared = _kept(context, spec, shape, lambda: _prepared(context, statement, slots))
     if prepared is None:
         return await context.database.execute(statement)
-    return await execute(context.database, prepared, prepared.arguments(values))
+    return await execute(context.database, prepared, prepared.arguments(values), inserts)
 
 
 def _kept(

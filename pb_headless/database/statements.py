@@ -252,17 +252,24 @@ async def run(
             return await cursor.fetchall()
 
 
-async def execute(database: Database, prepared: Prepared, arguments: Any) -> Any:
-    """Run a write on the request's connection and answer as `databases`' `execute` does: the first
-    value it returns (asyncpg: an INSERT … RETURNING), else the new row's id or the rows it changed."""
+async def execute(database: Database, prepared: Prepared, arguments: Any, inserts: bool = False) -> Any:
+    """Run a write on the request's connection; of an INSERT (`inserts`), the new row's key: the value
+    it returns (asyncpg: `INSERT … RETURNING`), else the driver's last row id. On SQLite the statement
+    (and the key) takes one trip to the connection's thread, not the three of a cursor's."""
     connection = database.connection()
     async with connection, internals.query_lock(connection) or contextlib.nullcontext():
         raw = internals.driver(connection)
+        if prepared.style == "qmark":
+            if not inserts:
+                await raw.execute_fetchall(prepared.sql, arguments)
+                return None
+            row = await raw.execute_insert(prepared.sql, arguments)
+            return None if row is None else row[0]
         if prepared.style == "dollar":
             return await raw.fetchval(prepared.sql, *arguments)
         async with raw.cursor() as cursor:
             await cursor.execute(prepared.sql, arguments)
-            return cursor.lastrowid or cursor.rowcount
+            return cursor.lastrowid if inserts else None
 
 
 class FetchedRow(dict[str, Any]):
