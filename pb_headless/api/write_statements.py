@@ -30,6 +30,7 @@ from pb_headless.registry import ObjectSpec
 KEY = "pb_key"  # the parameter of the addressed row's key, outside the served check
 _KEY_SLOT = ("key",)  # its slot: no column's name, which are the slots of the values a write sets
 _NO_PARAMETERS = parse_query(())
+Built = tuple[Any, dict[str, tuple[Any, Any]] | None]  # a statement, and its slots (None: not keepable)
 
 
 def key_plan(spec: ObjectSpec) -> ShowPlan:
@@ -59,43 +60,54 @@ async def is_served(context: RequestContext, spec: ObjectSpec, key: Any) -> bool
 
 async def lock_row(context: RequestContext, spec: ObjectSpec, key: Any) -> None:
     """Lock the row (`SELECT … FOR UPDATE`) where SQLite's BEGIN IMMEDIATE does not already hold it."""
-    addressed = spec.pk.column == sa.bindparam(KEY, key, spec.pk.column.type)
-    statement = sa.select(spec.pk.column).where(addressed).with_for_update()
-    prepared = _kept(context, spec, ("lock",), lambda: _unquick(_prepared(context, statement, _key_slot())))
+
+    def build() -> Built:
+        addressed = spec.pk.column == sa.bindparam(KEY, key, spec.pk.column.type)
+        return sa.select(spec.pk.column).where(addressed).with_for_update(), _key_slot()
+
+    prepared = _kept(context, spec, ("lock",), build, quick=False)
     if prepared is None:
-        await context.database.fetch_one(statement)
+        await context.database.fetch_one(build()[0])
         return
     await prepared.fetch(context.database, prepared.arguments({_KEY_SLOT: key}))
 
 
 async def insert(context: RequestContext, spec: ObjectSpec, values: dict[str, Any], returning: bool) -> Any:
-    """INSERT the row; what `databases`' `execute` answers (the new key: returned, or the lastrowid)."""
-    statement = spec.table.insert().values(_bound(spec, values))
-    if returning:
-        statement = statement.returning(spec.pk.column)
+    """INSERT the row; the new row's key where the database gives it (returned, or the last row id)."""
+
+    def build() -> Built:
+        statement = spec.table.insert().values(_bound(spec, values))
+        if returning:
+            statement = statement.returning(spec.pk.column)
+        return statement, {_parameter(name): (name, None) for name in values}
+
     shape = ("insert", returning, *_shape(values))
-    slots = {_parameter(name): (name, None) for name in values}
-    return await _execute(context, spec, shape, statement, slots, values, narrowed=False, inserts=True)
+    return await _execute(context, spec, shape, build, values, narrowed=False, inserts=True)
 
 
 async def update(context: RequestContext, spec: ObjectSpec, key: Any, values: dict[str, Any]) -> None:
     """UPDATE the row while the object serves it."""
-    with recording() as notes:
-        where = served(context, spec, key)
-    statement = spec.table.update().where(where).values(_bound(spec, values))
-    shape = ("update", *_shape(values))
-    slots = _key_slots(notes, key)
-    if slots is not None:
-        slots.update({_parameter(name): (name, None) for name in values})
-    await _execute(context, spec, shape, statement, slots, {**values, **_key_values(key)})
+
+    def build() -> Built:
+        with recording() as notes:
+            where = served(context, spec, key)
+        slots = _key_slots(notes, key)
+        if slots is not None:
+            slots.update({_parameter(name): (name, None) for name in values})
+        return spec.table.update().where(where).values(_bound(spec, values)), slots
+
+    await _execute(context, spec, ("update", *_shape(values)), build, {**values, **_key_values(key)})
 
 
 async def delete(context: RequestContext, spec: ObjectSpec, key: Any) -> None:
     """DELETE the row while the object serves it."""
-    with recording() as notes:
-        where = served(context, spec, key)
-    statement = spec.table.delete().where(where)
-    await _execute(context, spec, ("delete",), statement, _key_slots(notes, key), _key_values(key))
+
+    def build() -> Built:
+        with recording() as notes:
+            where = served(context, spec, key)
+        return spec.table.delete().where(where), _key_slots(notes, key)
+
+    await _execute(context, spec, ("delete",), build, _key_values(key))
 
 
 def served(context: RequestContext, spec: ObjectSpec, key: Any) -> sa.ColumnElement[bool]:
@@ -110,29 +122,37 @@ async def _execute(
     context: RequestContext,
     spec: ObjectSpec,
     shape: tuple[Any, ...],
-    statement: Any,
-    slots: dict[str, tuple[Any, Any]] | None,
+    build: Callable[[], Built],
     values: Mapping[Any, Any],
     narrowed: bool = True,
     inserts: bool = False,
 ) -> Any:
-    """Run the write from its kept SQL, compiling it on the first write of its shape; a statement that
-    cannot be kept runs the ordinary way (`narrowed`: its WHERE holds the object's `query`)."""
-    prepared = None
-    if slots is not None and not (narrowed and spec.query is not None):
-        prepared = _kept(context, spec, shape, lambda: _prepared(context, statement, slots))
+    """Run the write from its kept SQL; the statement is built and compiled only by the first write of
+    its shape. One that cannot be kept runs the ordinary way (`narrowed`: its WHERE holds the object's
+    `query`, which may give other SQL on every call)."""
+    prepared = None if narrowed and spec.query is not None else _kept(context, spec, shape, build)
     if prepared is None:
-        return await context.database.execute(statement)
+        return await context.database.execute(build()[0])
     return await execute(context.database, prepared, prepared.arguments(values), inserts)
 
 
 def _kept(
-    context: RequestContext, spec: ObjectSpec, shape: tuple[Any, ...], build: Callable[[], Prepared | None]
+    context: RequestContext,
+    spec: ObjectSpec,
+    shape: tuple[Any, ...],
+    build: Callable[[], Built],
+    quick: bool = True,
 ) -> Prepared | None:
+    """The kept statement of this shape, compiled from `build()` on first use; None: not keepable.
+    `quick=False`: never offered to the accelerator (a locking read belongs to the transaction)."""
     key = (spec, "write", context.dialect, shape)  # by the spec itself: one registry version's
     found = context.caches.statements.get(key)
     if found is None:
-        found = context.caches.statements.put(key, build() or NOT_REUSABLE)
+        statement, slots = build()
+        prepared = None if slots is None else _prepared(context, statement, slots)
+        if prepared is not None and not quick:
+            prepared = replace(prepared, quick=False)
+        found = context.caches.statements.put(key, prepared or NOT_REUSABLE)
     return found if isinstance(found, Prepared) else None
 
 
@@ -175,8 +195,3 @@ def _key_slot() -> dict[str, tuple[Any, Any]]:
 
 def _key_values(key: Any) -> dict[Any, Any]:
     return {0: key, _KEY_SLOT: key}
-
-
-def _unquick(prepared: Prepared | None) -> Prepared | None:
-    """A locking read runs on the transaction's own connection, never offered to the accelerator."""
-    return None if prepared is None else replace(prepared, quick=False)
