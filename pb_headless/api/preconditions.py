@@ -22,7 +22,9 @@ _NO_PARAMETERS = parse_query(())
 async def plain_record(context: RequestContext, spec: ObjectSpec, key: Any) -> dict[str, Any] | None:
     """The record as its show answer without query parameters renders it, or None when not served."""
     plan = plan_show(spec, _NO_PARAMETERS)
-    record, _ = await fetch_one(context.database, spec, plan, canonical_id(spec, key), context.dialect)
+    record, _ = await fetch_one(
+        context.database, spec, plan, canonical_id(spec, key), context.dialect, context.caches
+    )
     return record
 
 

@@ -9,7 +9,7 @@ unpublished in between is never written. Any failure leaves the table as it was.
 from __future__ import annotations
 
 import re
-from collections.abc import Collection
+from collections.abc import Awaitable, Collection
 from typing import Any
 
 import orjson
@@ -18,24 +18,22 @@ from starlette.datastructures import Headers
 from starlette.requests import Request
 from starlette.responses import Response
 
+from pb_headless.api import write_statements
 from pb_headless.api.context import RequestContext
 from pb_headless.api.preconditions import check_if_match, tag_headers
 from pb_headless.api.reads import object_answer
 from pb_headless.api.records import canonical_id, record_address, record_key
 from pb_headless.api.uniqueness import check_unique, fields_to_check, named_locks
 from pb_headless.database.database_errors import is_data_error, is_duplicate_key
-from pb_headless.database.oneoff import fetch_row
 from pb_headless.database.transactions import write_transaction
 from pb_headless.errors import BadRequest, NotFound, UnsupportedMediaType, ValidationFailed
 from pb_headless.http.conditional import OBJECT_VARY
 from pb_headless.http.responses import OBJECT_CACHING, empty_response, json_response
 from pb_headless.idempotency.requests import Claim
-from pb_headless.query import compile_show, fetch_one, parse_query, plan_show, render_record
-from pb_headless.query.planner import ShowPlan
+from pb_headless.query import fetch_one, render_record
 from pb_headless.registry import ObjectSpec
 
 _JSON_MEDIA = re.compile(r"application/(?:[\w.+-]+\+)?json", re.IGNORECASE)
-_NO_PARAMETERS = parse_query(())
 LOCK_TIMEOUT = 5.0  # seconds a MariaDB writer waits for a unique value's named lock
 
 
@@ -128,14 +126,12 @@ async def update_row(
     _stamp(spec, context, values, ("updated_by",))
     values = spec.defaults.for_update(values)  # the model's own `onupdate=`
     await check_unique(context.database, spec, values, exclude=key)
-    statement = spec.table.update().where(_served(context, spec, key)).values(**values)
-    await _write(context, spec, statement, values, sent)
+    await _write(spec, write_statements.update(context, spec, key, values), values, sent)
 
 
 async def delete_row(context: RequestContext, spec: ObjectSpec, key: Any) -> None:
     """Inside the write transaction, the row locked and served: the delete."""
-    statement = spec.table.delete().where(_served(context, spec, key))
-    await _write(context, spec, statement, {}, (), refused=spec.pk.name)
+    await _write(spec, write_statements.delete(context, spec, key), {}, (), refused=spec.pk.name)
 
 
 def json_body(headers: Headers, context: RequestContext) -> dict[str, Any]:
@@ -180,22 +176,10 @@ def _stamp(
             values[name] = int(user_id) if is_number else user_id
 
 
-def _narrowed_keys(context: RequestContext, spec: ObjectSpec, key: Any) -> sa.Select[Any]:
-    """The keys the object serves among `key`: published rows, inside `query`."""
-    return compile_show(spec, ShowPlan((spec.pk,)), key, context.dialect)
-
-
-def _served(context: RequestContext, spec: ObjectSpec, key: Any) -> sa.ColumnElement[bool]:
-    """WHERE of an update or delete: this key, and only while the object serves the row. The keys
-    are read through a derived table, which MariaDB accepts on the table being changed."""
-    served = _narrowed_keys(context, spec, key).subquery()
-    return sa.and_(spec.pk.column == key, spec.pk.column.in_(sa.select(served.c[spec.pk.name])))
-
-
 async def _served_key(context: RequestContext, spec: ObjectSpec, record_id: str) -> Any:
     """The key of a record the object serves, or 404 (before the body is looked at)."""
     key = record_key(spec, record_id)
-    if key is None or await fetch_row(context.database, _narrowed_keys(context, spec, key)) is None:
+    if key is None or not await write_statements.is_served(context, spec, key):
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     return key
 
@@ -203,29 +187,24 @@ async def _served_key(context: RequestContext, spec: ObjectSpec, record_id: str)
 async def lock_served_row(context: RequestContext, spec: ObjectSpec, key: Any, record_id: str) -> None:
     """Inside the transaction: lock the row, then make sure the object still serves it."""
     if context.dialect != "sqlite":  # SQLite's BEGIN IMMEDIATE already holds the write lock
-        await context.database.fetch_one(
-            sa.select(spec.pk.column).where(spec.pk.column == key).with_for_update()
-        )
-    if await fetch_row(context.database, _narrowed_keys(context, spec, key)) is None:
+        await write_statements.lock_row(context, spec, key)
+    if not await write_statements.is_served(context, spec, key):
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
 
 
 async def _insert(
     context: RequestContext, spec: ObjectSpec, values: dict[str, Any], sent: frozenset[str]
 ) -> Any:
-    statement = spec.table.insert().values(**values)
     if spec.pk.name in values:
-        await _write(context, spec, statement, values, sent)
+        await _write(spec, write_statements.insert(context, spec, values, returning=False), values, sent)
         return values[spec.pk.name]
-    if context.dialect == "postgresql":
-        return await _write(context, spec, statement.returning(spec.pk.column), values, sent)
-    return await _write(context, spec, statement, values, sent)  # lastrowid
+    returning = context.dialect == "postgresql"  # elsewhere the driver's lastrowid
+    return await _write(spec, write_statements.insert(context, spec, values, returning), values, sent)
 
 
 async def _write(
-    context: RequestContext,
     spec: ObjectSpec,
-    statement: Any,
+    write: Awaitable[Any],
     values: dict[str, Any],
     sent: Collection[str],
     refused: str | None = None,
@@ -234,7 +213,7 @@ async def _write(
     A refused delete names the record (`refused`): other rows still reference it. `sent` are the
     fields the client sent: a refusal naming another column is the server's fault (a 500)."""
     try:
-        return await context.database.execute(statement)
+        return await write
     except Exception as error:
         if is_duplicate_key(error):
             unique = [name for name in fields_to_check(spec, values) if _names(str(error), name)]
@@ -278,7 +257,7 @@ def _names(text: str, name: str) -> bool:
 async def read_back(context: RequestContext, spec: ObjectSpec, key: Any) -> tuple[dict[str, Any], bool]:
     """The record as `show` renders it, and whether the object serves it; a row the object does not
     serve (the client just unpublished it) is rendered from the table."""
-    plan = plan_show(spec, _NO_PARAMETERS)
+    plan = write_statements.plain_plan(spec)
     record, _ = await fetch_one(
         context.database, spec, plan, canonical_id(spec, key), context.dialect, context.caches
     )

@@ -158,13 +158,14 @@ def _bind(name: str, slot: Any, convert: Callable[[Any], Any] | None, process: A
 
 def prepare(
     database: Database,
-    statement: sa.Select[Any],
+    statement: sa.Select[Any] | sa.Insert | sa.Update | sa.Delete,
     slots: Mapping[str, tuple[Any, Any]],
     constants: bool = False,
 ) -> Prepared | None:
-    """The statement compiled for the database's driver. Every parameter of the statement must have a
-    slot (unless `constants`: a fixed statement's own values are kept as they are); a parameter only
-    the dialect adds while compiling, such as SQLite's `OFFSET 0` after a LIMIT, is a constant."""
+    """The statement (a SELECT, or a write for `execute`) compiled for the database's driver. Every
+    parameter of the statement must have a slot (unless `constants`: a fixed statement's own values
+    are kept as they are); a parameter only the dialect adds while compiling, such as SQLite's
+    `OFFSET 0` after a LIMIT, is a constant."""
     dialect = dialect_of(database)
     compiled = statement.compile(dialect=dialect)
     if compiled.literal_execute_params or compiled.post_compile_params:
@@ -249,6 +250,26 @@ async def run(
         async with raw.cursor() as cursor:
             await cursor.execute(sql, arguments)
             return await cursor.fetchall()
+
+
+async def execute(database: Database, prepared: Prepared, arguments: Any, inserts: bool = False) -> Any:
+    """Run a write on the request's connection; of an INSERT (`inserts`), the new row's key: the value
+    it returns (asyncpg: `INSERT … RETURNING`), else the driver's last row id. On SQLite the statement
+    (and the key) takes one trip to the connection's thread, not the three of a cursor's."""
+    connection = database.connection()
+    async with connection, internals.query_lock(connection) or contextlib.nullcontext():
+        raw = internals.driver(connection)
+        if prepared.style == "qmark":
+            if not inserts:
+                await raw.execute_fetchall(prepared.sql, arguments)
+                return None
+            row = await raw.execute_insert(prepared.sql, arguments)
+            return None if row is None else row[0]
+        if prepared.style == "dollar":
+            return await raw.fetchval(prepared.sql, *arguments)
+        async with raw.cursor() as cursor:
+            await cursor.execute(prepared.sql, arguments)
+            return cursor.lastrowid if inserts else None
 
 
 class FetchedRow(dict[str, Any]):
@@ -348,7 +369,7 @@ def _fixed_prepared(
     return prepared if isinstance(prepared, Prepared) else None
 
 
-def named_binds(statement: sa.Select[Any]) -> list[sa.BindParameter[Any]]:
+def named_binds(statement: sa.ClauseElement) -> list[sa.BindParameter[Any]]:
     found: list[sa.BindParameter[Any]] = []
     sa.sql.visitors.traverse(statement, {}, {"bindparam": found.append})
     return found

@@ -21,12 +21,13 @@ from collections.abc import AsyncIterator
 from databases import Database
 from databases.core import Connection
 
+from pb_headless.database import internals
 from pb_headless.database.connections import discard, held_connection
 from pb_headless.database.database_errors import is_unavailable
 from pb_headless.database.deadline import OUTCOME_UNKNOWN, committing
 from pb_headless.database.dialect import dialect_name
 from pb_headless.errors import ServiceUnavailable
-from pb_headless.state.version import bump_data_version
+from pb_headless.state.version import bump_data_version, bump_data_version_sql
 
 # SQLite writers of one process queue here, first come first served, before asking for the write
 # lock: SQLite's own busy handler retries with growing sleeps, and under many writers one of them can
@@ -49,15 +50,24 @@ async def write_transaction(database: Database) -> AsyncIterator[None]:
         return
     queue = _sqlite_writers.setdefault(database, asyncio.Lock())
     async with queue, database.connection() as connection:
-        await connection.execute("BEGIN IMMEDIATE")
+        await _sqlite_run(connection, "BEGIN IMMEDIATE")
         try:
             yield
-            await bump_data_version(database)
+            await _sqlite_run(connection, bump_data_version_sql(database))
         except BaseException:
-            await connection.execute("ROLLBACK")
+            await _sqlite_run(connection, "ROLLBACK")
             raise
         with committing():
-            await connection.execute("COMMIT")
+            await _sqlite_run(connection, "COMMIT")
+
+
+async def _sqlite_run(connection: Connection, sql: str) -> None:
+    """One statement of the transaction itself, straight to aiosqlite under the connection's query
+    lock: one trip to its thread, where `databases` would compile a text clause and make a cursor
+    (three trips). SQLite's write lock is held across these trips, so each one is a wait for every
+    other writer (docs/performance.md, "What a write costs")."""
+    async with internals.query_lock(connection) or contextlib.nullcontext():
+        await internals.driver(connection).execute_fetchall(sql)
 
 
 @contextlib.asynccontextmanager

@@ -169,7 +169,7 @@ def _prepare_list(
     with recording() as notes:
         page, count = compile_list(spec, plan, dialect)
     values = plan_values(plan)
-    slots = _slots(notes, values)
+    slots = plan_slots(notes, values)
     if slots is None:
         return None
     slots[MATCH_KEY] = (SEARCH, match_query)  # present only when the search index gives candidates
@@ -188,7 +188,7 @@ def _prepare_list(
 def _prepare_cursor(database: Database, spec: ObjectSpec, plan: ListPlan, dialect: str) -> Prepared | None:
     with recording() as notes:
         page, _ = compile_list(spec, plan, dialect)
-    slots = _slots(notes, plan_values(plan))
+    slots = plan_slots(notes, plan_values(plan))
     if slots is None:
         return None
     slots[MATCH_KEY] = (SEARCH, match_query)
@@ -205,7 +205,7 @@ def _prepare_seek(
 ) -> SeekStatements | None:
     with recording() as notes:
         statements = compile_seek(spec, plan, dialect, key_order_index(database, spec.table))
-    slots = _slots(notes, plan_values(plan))
+    slots = plan_slots(notes, plan_values(plan))
     if slots is None:
         return None
     slots[AFTER_KEY] = (AFTER, None)
@@ -222,13 +222,13 @@ def _prepare_show(
 ) -> Prepared | None:
     with recording() as notes:
         statement = compile_show(spec, plan, pk_value, dialect)
-    slots = _slots(notes, plan_values(plan, pk_value))
+    slots = plan_slots(notes, plan_values(plan, pk_value))
     if slots is None:
         return None
     return prepare(database, statement, {**slots, **paging_slots(statement, fixed=True)})
 
 
-def _slots(notes: Sequence[Any], values: Mapping[int | str, Any]) -> dict[str, tuple[Any, Any]] | None:
+def plan_slots(notes: Sequence[Any], values: Mapping[int | str, Any]) -> dict[str, tuple[Any, Any]] | None:
     """Parameter key → (slot, conversion), when the compiler bound exactly the plan's values in order
     (and a cursor's values, noted with their own slots, exactly those of the position)."""
     positional = [values[index] for index in range(len(values)) if index in values]

@@ -52,9 +52,14 @@ async def bump_data_version(database: Database) -> None:
     database (its values are constants), not once per write: compiling it was about a fifth of a single
     create's time in the library under cProfile on SQLite (docs/performance.md, "Against PocketBase's
     batch, over HTTP")."""
+    await database.execute(bump_data_version_sql(database))
+
+
+def bump_data_version_sql(database: Database) -> str:
+    """The SQL text of `bump_data_version`, for a caller that runs it on its own connection."""
     dialect = dialect_of(database)
     sql = _bump_data_version_sql.get(dialect.name)
     if sql is None:
         compiled = _BUMP_DATA_VERSION.compile(dialect=dialect, compile_kwargs={"literal_binds": True})
         sql = _bump_data_version_sql[dialect.name] = str(compiled)
-    await database.execute(sql)
+    return sql

@@ -9,7 +9,7 @@ import pytest
 import sqlalchemy as sa
 
 from pb_headless import ApiRegistry
-from tests.support.demo import articles, create_demo, demo_registry
+from tests.support.demo import articles, authors, create_demo, demo_registry
 
 API = "/api/pb/v1/objects/articles"
 
@@ -299,3 +299,59 @@ async def test_deleting_a_row_other_rows_reference_is_422_naming_the_record(data
     assert response.status_code == 422
     assert response.json()["details"] == {"id": ["The record is still referenced by other records."]}
     assert await table_state(database) == before
+
+
+GUESTS = sa.Table(  # shaped as the demo's authors, under another name
+    "test_write_guests",
+    sa.MetaData(),
+    sa.Column("id", sa.Integer, primary_key=True, autoincrement=True),
+    sa.Column("name", sa.String(100), nullable=False),
+    sa.Column("email", sa.String(200), nullable=True),
+    sa.Column("published", sa.Boolean, nullable=False, default=True),
+)
+
+
+async def test_writes_reach_the_table_the_declaration_names_after_it_changes(database, host_factory):
+    """A write's SQL is kept per object version (docs/performance.md): once the object is declared on
+    another table, the same create, update and delete reach that table and leave the first alone."""
+    from sqlalchemy.schema import CreateTable
+
+    from pb_headless.database.dialect import dialect_of
+
+    await create_demo(database)
+    await database.execute(str(CreateTable(GUESTS).compile(dialect=dialect_of(database))))
+    people = "/api/pb/v1/objects/people"
+    declaration = {
+        "model": authors,
+        "fields": ["name"],
+        "writable": ["name"],
+        "operations": ["list", "show", "create", "update", "delete"],
+    }
+    registry = ApiRegistry()
+    registry.register("people", declaration)
+    host = await host_factory(database, registry)
+    headers = host.auth(await host.token("*"))
+    for _ in range(2):  # the second round runs the kept statements
+        created = await host.client.post(people, headers=headers, json={"name": "Ann"})
+        assert created.status_code == 201, created.text
+        address = f"{people}/{created.json()['data']['id']}"
+        assert (await host.client.patch(address, headers=headers, json={"name": "Bo"})).status_code == 200
+        assert (await host.client.delete(address, headers=headers)).status_code == 204
+    before = [
+        dict(row._mapping) for row in await database.fetch_all(sa.select(authors).order_by(authors.c.id))
+    ]
+
+    registry.register("people", {**declaration, "model": GUESTS})
+    created = await host.client.post(people, headers=headers, json={"name": "Cy"})
+    assert created.status_code == 201, created.text
+    address = f"{people}/{created.json()['data']['id']}"
+    updated = await host.client.patch(address, headers=headers, json={"name": "Di"})
+    assert updated.status_code == 200 and updated.json()["data"]["name"] == "Di"
+    guests = [row._mapping["name"] for row in await database.fetch_all(sa.select(GUESTS))]
+    assert guests == ["Di"]
+    assert (await host.client.delete(address, headers=headers)).status_code == 204
+    assert await database.fetch_all(sa.select(GUESTS)) == []
+    after = [
+        dict(row._mapping) for row in await database.fetch_all(sa.select(authors).order_by(authors.c.id))
+    ]
+    assert after == before
