@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections import OrderedDict
 from typing import Generic, TypeVar
 
+from pb_headless.database.allocator import release_freed_memory
 from pb_headless.database.budget import SearchShares
 from pb_headless.database.totals import Totals
 
@@ -20,6 +21,9 @@ KEPT_STEADY = 256  # constant queries' rows (the token look-up), by values and S
 KEPT_PLANS = 512  # read plans, by object and query string as written (query strings of at most:)
 KEPT_PLAN_BYTES = 2 * 1024 * 1024  # and their size: a plan holds its filters' values (`in` lists)
 KEPT_PLAN_QUERY = 1024  # bytes; a longer query string is planned on every request
+# Statements compiled between two returns of freed memory to the system (database/allocator.py):
+# once the compiled statements could all have been replaced, what they held is given back.
+RELEASE_EVERY = KEPT_STATEMENTS
 
 
 class Bounded(Generic[K, V]):
@@ -67,6 +71,15 @@ class Caches:
         self.steady: Bounded[object, object] = Bounded(KEPT_STEADY)
         self.totals = Totals()
         self.searches = SearchShares()  # searches running per token (budget.py): at most one entry each
+        self.compiled = 0  # statements compiled since freed memory was last given back
+
+    def note_compiled(self) -> None:
+        """A statement shape was compiled (a miss of `statements`); every RELEASE_EVERY of them, the
+        pages the replaced ones freed go back to the system instead of staying in RSS."""
+        self.compiled += 1
+        if self.compiled >= RELEASE_EVERY:
+            self.compiled = 0
+            release_freed_memory()
 
     def sizes(self) -> dict[str, int]:
         """Entries held now, by cache (what an operator or a test looks at)."""
@@ -81,4 +94,5 @@ class Caches:
             "totals": self.totals.size(),
             "total_bytes": self.totals.bytes,
             "searches": len(self.searches),
+            "compiled": self.compiled,
         }

@@ -127,6 +127,7 @@ def _cached(
     found = caches.statements.get((spec, key))
     if found is None:
         found = caches.statements.put((spec, key), build() or NOT_REUSABLE)
+        caches.note_compiled()
     return None if found is NOT_REUSABLE else found
 
 

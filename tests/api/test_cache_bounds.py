@@ -132,3 +132,24 @@ async def test_distinct_long_filters_keep_counts_and_plans_within_their_bytes(da
     first = next(iter(long_in_lists(1)))
     response = await site.client.get(f"{URL}?{first}&limit=2", headers=site.headers)
     assert response.status_code == 200 and response.json()["meta"]["total"] == 50
+
+
+async def test_freed_memory_goes_back_to_the_system_every_release_every_compiled_shapes(
+    database, host_factory
+):
+    """Python's live objects stay flat under a flood of shapes, yet on PostgreSQL RSS rose by 0.9 MB
+    every 1,000 shapes: glibc kept the pages the replaced statements freed (issue 34.7). Every
+    `RELEASE_EVERY` compiled shapes they are given back, so no more than that many compile between
+    two returns, whatever the database."""
+    rows = [dict.fromkeys(("rank", "score", "views"), n) | {"title": "t"} for n in range(5)]
+
+    async def unlimited(db, registry=None, **options):
+        return await host_factory(db, registry, rate_limit=10**9, **options)
+
+    site = await constructor_host(database, unlimited, NOTES, TAB, rows)
+    before = site.api.caches.sizes()["compiled"]
+    sent = caches.RELEASE_EVERY + 7
+    for query in itertools.islice(shapes(), sent):
+        response = await site.client.get(f"{URL}?{query}&limit=2", headers=site.headers)
+        assert response.status_code == 200, response.text
+    assert site.api.caches.sizes()["compiled"] == (before + sent) % caches.RELEASE_EVERY
