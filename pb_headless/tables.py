@@ -80,8 +80,9 @@ changes = sa.Table(
     # NULL in both when the trigger could not tell (docs/changes.md, "Which changes an object shows").
     sa.Column("seen_before", sa.Text, nullable=True),
     sa.Column("seen_after", sa.Text, nullable=True),
-    # An update's changed columns, `,name,` each (`,` alone: none); NULL: not known. Migration 0008.
-    sa.Column("changed", sa.Text, nullable=True),
+    # The columns an update left as they were (of those the triggers watch), `,name,` each (`,` alone:
+    # none); NULL: not known (a create, a delete). Migration 0008.
+    sa.Column("unchanged", sa.Text, nullable=True),
     sa.Index("pb_changes_table_position", "table_name", "position"),
 )
 

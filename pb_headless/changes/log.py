@@ -36,11 +36,11 @@ class Change:
     seen_before: str | None = None  # the objects that served the row before, `|name|` each; None: not known
     seen_after: str | None = None  # ... and after the change
     entries: int = 1  # the row's entries after the reader's cursor (`latest_per_row`)
-    changed: str | None = None  # an update's changed columns, `,name,` each; None: not known
+    unchanged: str | None = None  # the watched columns an update left alone, `,name,` each; None: not known
 
     def kept_out_of(self, name: str, columns: frozenset[str]) -> bool:
         """Whether this change provably left alone whether the row matches filters on `columns`."""
-        return left_alone(self.op, self.changed, self.seen_before, self.seen_after, name, columns)
+        return left_alone(self.op, self.unchanged, self.seen_before, self.seen_after, name, columns)
 
     @property
     def is_new(self) -> bool:
@@ -116,18 +116,16 @@ async def unmoved_rows(
     columns: frozenset[str],
 ) -> set[str]:
     """The rows among `keys` whose every entry in `(position, head]` is `Change.kept_out_of(name,
-    columns)`: an update, of a row the object served before and after, that changed none of `columns`."""
+    columns)`: an update, of a row the object served before and after, that left all of `columns` alone."""
     seen = f"%{SEPARATOR}{_like(name)}{SEPARATOR}%"
     kept = sa.and_(
         changes.c.op == "update",
-        changes.c.changed.is_not(None),
+        changes.c.unchanged.is_not(None),
         changes.c.seen_before.like(sa.bindparam("pb_seen_before", seen, type_=sa.Text), escape="\\"),
         changes.c.seen_after.like(sa.bindparam("pb_seen_after", seen, type_=sa.Text), escape="\\"),
         *(
-            sa.not_(
-                changes.c.changed.like(
-                    sa.bindparam(f"pb_column_{n}", f"%,{_like(column)},%", type_=sa.Text), escape="\\"
-                )
+            changes.c.unchanged.like(
+                sa.bindparam(f"pb_column_{n}", f"%,{_like(column)},%", type_=sa.Text), escape="\\"
             )
             for n, column in enumerate(sorted(columns))
         ),
@@ -175,5 +173,5 @@ def _change(row: Any) -> Change:
         at=at.replace(tzinfo=UTC) if at.tzinfo is None else at.astimezone(UTC),
         seen_before=row._mapping["seen_before"],
         seen_after=row._mapping["seen_after"],
-        changed=row._mapping["changed"],
+        unchanged=row._mapping["unchanged"],
     )

@@ -38,7 +38,7 @@ log = logging.getLogger("pb_headless")
 
 _SUFFIXES = MARIADB_SUFFIXES
 AT_COMMIT = "\0at-commit"  # part of a PostgreSQL trigger's digest: it numbers its entries at commit
-CHANGED = "\0changed"  # part of every trigger's digest: it records an update's changed columns
+CHANGED = "\0unchanged"  # part of every trigger's digest: it records the columns an update left alone
 
 
 Tables = Mapping[str, "WatchedTable | str"]  # table → what its triggers record (a bare key: no visibility)
@@ -55,12 +55,12 @@ def wanted_triggers(dialect: str, tables: Tables) -> dict[str, str]:
     for table, watch in watched(tables).items():
         rules = rule_digest(sql_dialect, watch)
         if dialect == "postgresql":
-            # A trigger that numbers at commit and records changed columns is named apart from an
+            # A trigger that numbers at commit and records unchanged columns is named apart from an
             # older release's, so an upgrade replaces it (and the function it calls).
             wanted[trigger_base(table, watch.key, rules + AT_COMMIT + CHANGED)] = table
         else:
-            # Their SQL lists the table's columns: a column added or removed makes them again.
-            columns = "" if watch.table is None else ",".join(str(c.name) for c in watch.table.columns)
+            # Their SQL lists the watched columns: a column watched or no longer watched makes them again.
+            columns = ",".join(watch.tracked)
             base = trigger_base(table, watch.key, rules + CHANGED + columns)
             wanted.update({f"{base}_{suffix}": table for suffix in _SUFFIXES})
     return wanted
@@ -172,10 +172,10 @@ def _create(dialect: str, name: str, table: str, watch: WatchedTable) -> str:
     moved = f"OLD.{_quote(dialect, key)} <> NEW.{_quote(dialect, key)}"
     if event == "UPDATE" and before != "NULL":  # a moved key's new row was served by no one before
         before = f"CASE WHEN {moved} THEN '' ELSE {before} END"
-    changed = _changed(dialect, watch) if event == "UPDATE" else "NULL"
+    unchanged = _unchanged(dialect, watch) if event == "UPDATE" else "NULL"
     if event == "UPDATE":  # a key that changed: the new key's row had no values before
-        changed = f"CASE WHEN {moved} THEN NULL ELSE {changed} END"
-    body = [_entry(dialect, table, f"{row}.{_quote(dialect, key)}", op, before, after, changed)]
+        unchanged = f"CASE WHEN {moved} THEN NULL ELSE {unchanged} END"
+    body = [_entry(dialect, table, f"{row}.{_quote(dialect, key)}", op, before, after, unchanged)]
     if event == "UPDATE":  # a key that changed: the old key's row is gone
         gone = "NULL" if after == "NULL" else "''"
         served = _seen(sql_dialect, watch, "DELETE")[0]
@@ -201,7 +201,7 @@ def _seen(sql_dialect: Dialect, watch: WatchedTable, event: str) -> tuple[str, s
 
 
 def _entry(
-    dialect: str, table: str, key: str, op: str, before: str, after: str, changed: str = "NULL"
+    dialect: str, table: str, key: str, op: str, before: str, after: str, unchanged: str = "NULL"
 ) -> str:
     """Move the head, then write the entry at it: two statements of a SQLite or MariaDB trigger."""
     if dialect == "sqlite":
@@ -211,20 +211,17 @@ def _entry(
     return (
         f"UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID}; "
         "INSERT INTO pb_changes "
-        "(position, table_name, row_key, op, changed_at, seen_before, seen_after, changed) "
-        f"SELECT version, {_literal(table)}, {as_text}, '{op}', {now}, {before}, {after}, {changed} "
+        "(position, table_name, row_key, op, changed_at, seen_before, seen_after, unchanged) "
+        f"SELECT version, {_literal(table)}, {as_text}, '{op}', {now}, {before}, {after}, {unchanged} "
         f"FROM pb_state WHERE id = {HEAD_ID};"
     )
 
 
-def _changed(dialect: str, watch: WatchedTable) -> str:
-    """SQL for an update's `changed`: `,` then `name,` for each column whose value changed; NULL when
-    the table's columns are not known."""
-    if watch.table is None:
-        return "NULL"
-    names = [str(column.name) for column in watch.table.columns]
-    if any("," in name for name in names):
-        return "NULL"  # a name the list could not hold
+def _unchanged(dialect: str, watch: WatchedTable) -> str:
+    """SQL for an update's `unchanged`: `,` then `name,` for each watched column (those filters and
+    search read) whose value stayed as it was. A column not watched is never listed, so a reader takes
+    it as possibly changed."""
+    names = [name for name in watch.tracked if "," not in name]  # a name the list could not hold: never
     parts = ["','"]
     for name in names:
         old, new, listed = (
@@ -233,9 +230,9 @@ def _changed(dialect: str, watch: WatchedTable) -> str:
             _literal(name + ","),
         )
         if dialect == "sqlite":
-            parts.append(f"CASE WHEN {old} IS NOT {new} THEN {listed} ELSE '' END")
+            parts.append(f"CASE WHEN {old} IS {new} THEN {listed} ELSE '' END")
         else:
-            parts.append(f"IF({old} <=> {new}, '', {listed})")
+            parts.append(f"IF({old} <=> {new}, {listed}, '')")
     return " || ".join(parts) if dialect == "sqlite" else "CONCAT(" + ", ".join(parts) + ")"
 
 
@@ -249,7 +246,7 @@ DECLARE
     new_key text;
     old_seen text;
     new_seen text;
-    changed text;
+    unchanged text;
     head bigint;
 BEGIN
     IF TG_OP <> 'INSERT' THEN old_key := to_jsonb(OLD) ->> TG_ARGV[0]; END IF;
@@ -260,9 +257,9 @@ BEGIN
         IF TG_OP <> 'INSERT' THEN EXECUTE 'SELECT ' || TG_ARGV[1] INTO old_seen USING OLD; END IF;
         IF TG_OP <> 'DELETE' THEN EXECUTE 'SELECT ' || TG_ARGV[1] INTO new_seen USING NEW; END IF;
     END IF;
-    IF TG_OP = 'UPDATE' THEN  -- the columns whose values changed, `,name,` each
-        SELECT ',' || COALESCE(string_agg(n.key || ',', '' ORDER BY n.key), '') INTO changed
-        FROM jsonb_each(to_jsonb(NEW)) AS n WHERE n.value IS DISTINCT FROM to_jsonb(OLD) -> n.key;
+    IF TG_OP = 'UPDATE' THEN  -- the columns whose values stayed as they were, `,name,` each
+        SELECT ',' || COALESCE(string_agg(n.key || ',', '' ORDER BY n.key), '') INTO unchanged
+        FROM jsonb_each(to_jsonb(NEW)) AS n WHERE n.value IS NOT DISTINCT FROM to_jsonb(OLD) -> n.key;
     END IF;
     IF TG_OP = 'UPDATE' AND old_key IS DISTINCT FROM new_key THEN
         UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
@@ -270,13 +267,13 @@ BEGIN
         VALUES (head, TG_TABLE_NAME, old_key, 'delete', timezone('UTC', clock_timestamp()),
                 old_seen, CASE WHEN TG_NARGS > 1 THEN '' END);
         old_seen := CASE WHEN TG_NARGS > 1 THEN '' END;  -- the new key's row was served by no one before
-        changed := NULL;  -- nor did it have values before
+        unchanged := NULL;  -- nor did it have values before
     END IF;
     UPDATE pb_state SET version = version + 1 WHERE id = {HEAD_ID} RETURNING version INTO head;
-    INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after, changed)
+    INSERT INTO pb_changes (position, table_name, row_key, op, changed_at, seen_before, seen_after, unchanged)
     VALUES (head, TG_TABLE_NAME, COALESCE(new_key, old_key),
             CASE TG_OP WHEN 'INSERT' THEN 'create' WHEN 'UPDATE' THEN 'update' ELSE 'delete' END,
-            timezone('UTC', clock_timestamp()), old_seen, new_seen, changed);
+            timezone('UTC', clock_timestamp()), old_seen, new_seen, unchanged);
     RETURN NULL;
 END
 $pb$

@@ -49,16 +49,30 @@ class WatchedTable:
     key: str
     views: tuple[View, ...] = ()
     table: sa.Table | None = None
+    # The columns whose staying as they were an update records: those the objects' filters and
+    # search read (changes/feed.py `row_columns`), in name order.
+    tracked: tuple[str, ...] = ()
 
 
 def watched_tables(catalog: Mapping[str, ObjectSpec]) -> dict[str, WatchedTable]:
-    """Published table → its key and the views of the objects publishing it, in name order."""
+    """Published table → its key, the views of the objects publishing it (in name order) and the
+    columns their filters and search read."""
     views: dict[str, list[View]] = {}
+    tracked: dict[str, set[str]] = {}
     for name in sorted(catalog):
         spec = catalog[name]
         views.setdefault(spec.table.name, []).append(View(name, served_rows(spec)))
+        read = {*spec.filterable, *spec.searchable}
+        tracked.setdefault(spec.table.name, set()).update(
+            str(field.column.name) for field_name, field in spec.fields.items() if field_name in read
+        )
     return {
-        spec.table.name: WatchedTable(str(spec.pk.column.name), tuple(views[spec.table.name]), spec.table)
+        spec.table.name: WatchedTable(
+            str(spec.pk.column.name),
+            tuple(views[spec.table.name]),
+            spec.table,
+            tuple(sorted(tracked[spec.table.name])),
+        )
         for spec in catalog.values()
     }
 
@@ -173,17 +187,17 @@ def is_seen_by(seen: str | None, name: str) -> bool:
 
 
 def left_alone(
-    op: str, changed: str | None, before: str | None, after: str | None, name: str, columns: frozenset[str]
+    op: str, unchanged: str | None, before: str | None, after: str | None, name: str, columns: frozenset[str]
 ) -> bool:
     """Whether a change provably left alone whether the row matches filters that read `columns` of
-    the row itself: an update (whose changed columns are known, `,name,` each) of a row the object
-    served before and after, that changed none of `columns`."""
+    the row itself: an update of a row the object served before and after, whose unchanged columns
+    (`,name,` each) hold every one of `columns`."""
     return (
         op == "update"
-        and changed is not None
+        and unchanged is not None
         and before is not None
         and after is not None
         and is_seen_by(before, name)
         and is_seen_by(after, name)
-        and not any(f",{column}," in changed for column in columns)
+        and all(f",{column}," in unchanged for column in columns)
     )

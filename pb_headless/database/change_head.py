@@ -66,3 +66,29 @@ async def read_version(database: Database, table: str, key: str) -> Hashable | N
     if row is None or row[0] is None or row[1] is None:
         return None
     return (int(row[0]), str(row[1]))
+
+
+async def drop_change_triggers(database: Database, table: str) -> None:
+    """Before a column of `table` is dropped, on SQLite and MariaDB: the change log's triggers there name
+    the columns filters read, and SQLite refuses to drop a column a trigger names (MariaDB drops it,
+    and the trigger fails at the next write). They are made again when the objects are next published
+    (changes/triggers.py `sync_triggers`). PostgreSQL's trigger names no column: nothing to do."""
+    dialect = dialect_name(database)
+    if dialect == "sqlite":
+        query = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = :table"
+    elif dialect == "mysql":
+        query = (
+            "SELECT trigger_name FROM information_schema.triggers "
+            "WHERE trigger_schema = DATABASE() AND event_object_table = :table"
+        )
+    else:
+        return
+    for row in await database.fetch_all(query, {"table": table}):
+        name = str(row[0])
+        if name.startswith(PREFIX):
+            quoted = (
+                "`" + name.replace("`", "``") + "`"
+                if dialect == "mysql"
+                else '"' + name.replace('"', '""') + '"'
+            )
+            await database.execute(f"DROP TRIGGER IF EXISTS {quoted}")

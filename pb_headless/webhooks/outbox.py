@@ -122,7 +122,12 @@ async def _deliveries_of(
                         if entry.op == "create":
                             continue  # a new row not selected: the receiver cannot hold it
                         if columns is not None and left_alone(
-                            entry.op, entry.changed, entry.seen_before, entry.seen_after, object_name, columns
+                            entry.op,
+                            entry.unchanged,
+                            entry.seen_before,
+                            entry.seen_after,
+                            object_name,
+                            columns,
                         ):
                             continue  # not selected after, and its filtered columns unchanged: nor before
                         event = "delete"  # not selected now: it left the selection, or may have

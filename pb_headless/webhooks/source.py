@@ -31,7 +31,7 @@ class Change:
     changed_at: datetime
     seen_before: str | None = None  # the objects that served the row before, `|name|` each (None: not known)
     seen_after: str | None = None
-    changed: str | None = None  # an update's changed columns, `,name,` each (None: not known)
+    unchanged: str | None = None  # the watched columns an update left alone, `,name,` each (None: not known)
 
     def is_seen_by(self, object_name: str) -> bool:
         """Whether the object served the row before or after the change: when it served it neither
@@ -54,7 +54,7 @@ async def changes_after(database: Database, position: int, limit: int) -> list[C
             entry["changed_at"],
             entry["seen_before"],
             entry["seen_after"],
-            entry["changed"],
+            entry["unchanged"],
         )
         if change.position != expected and change.changed_at > utcnow() - GAP_WAIT and position > 0:
             break
