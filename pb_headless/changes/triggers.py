@@ -29,7 +29,7 @@ from sqlalchemy.engine import Dialect
 from pb_headless.changes.visibility import WatchedTable, escape_colons, plain_dialect, rule_digest, seen_sql
 
 # The names and rows the database layer reads too (its deep pages, database/change_head.py).
-from pb_headless.database.change_head import HEAD_ID, MARIADB_SUFFIXES, PREFIX, trigger_base
+from pb_headless.database.change_head import HEAD_ID, MARIADB_SUFFIXES, change_triggers, trigger_base
 from pb_headless.database.change_head import PRUNED_ID as PRUNED_ID
 from pb_headless.database.database_errors import is_duplicate_key, is_unavailable
 from pb_headless.database.dialect import dialect_name
@@ -68,21 +68,7 @@ def wanted_triggers(dialect: str, tables: Tables) -> dict[str, str]:
 
 async def present_triggers(database: Database) -> dict[str, str]:
     """The change-log triggers in the database's current schema: name → table."""
-    dialect = dialect_name(database)
-    if dialect == "sqlite":
-        query = "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'"
-    elif dialect == "postgresql":
-        query = (
-            "SELECT t.tgname, c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
-            "WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace"
-        )
-    else:
-        query = (
-            "SELECT trigger_name, event_object_table FROM information_schema.triggers "
-            "WHERE trigger_schema = DATABASE()"
-        )
-    rows = await database.fetch_all(query)
-    return {str(row[0]): str(row[1]) for row in rows if str(row[0]).startswith(PREFIX)}
+    return await change_triggers(database)
 
 
 async def sync_triggers(database: Database, tables: Tables) -> frozenset[str]:

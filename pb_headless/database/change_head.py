@@ -68,27 +68,40 @@ async def read_version(database: Database, table: str, key: str) -> Hashable | N
     return (int(row[0]), str(row[1]))
 
 
+async def change_triggers(database: Database, table: str | None = None) -> dict[str, str]:
+    """The change log's triggers in the database's current schema (on `table` only, if given): name →
+    table."""
+    dialect = dialect_name(database)
+    if dialect == "sqlite":
+        query = "SELECT name, tbl_name FROM sqlite_master WHERE type = 'trigger'"
+    elif dialect == "postgresql":
+        query = (
+            "SELECT t.tgname, c.relname FROM pg_trigger t JOIN pg_class c ON c.oid = t.tgrelid "
+            "WHERE NOT t.tgisinternal AND c.relnamespace = current_schema()::regnamespace"
+        )
+    else:
+        query = (
+            "SELECT trigger_name, event_object_table FROM information_schema.triggers "
+            "WHERE trigger_schema = DATABASE()"
+        )
+    rows = await database.fetch_all(query)
+    return {
+        str(row[0]): str(row[1])
+        for row in rows
+        if str(row[0]).startswith(PREFIX) and table in (None, str(row[1]))
+    }
+
+
 async def drop_change_triggers(database: Database, table: str) -> None:
     """Before a column of `table` is dropped, on SQLite and MariaDB: the change log's triggers there name
     the columns filters read, and SQLite refuses to drop a column a trigger names (MariaDB drops it,
     and the trigger fails at the next write). They are made again when the objects are next published
     (changes/triggers.py `sync_triggers`). PostgreSQL's trigger names no column: nothing to do."""
     dialect = dialect_name(database)
-    if dialect == "sqlite":
-        query = "SELECT name FROM sqlite_master WHERE type = 'trigger' AND tbl_name = :table"
-    elif dialect == "mysql":
-        query = (
-            "SELECT trigger_name FROM information_schema.triggers "
-            "WHERE trigger_schema = DATABASE() AND event_object_table = :table"
-        )
-    else:
+    if dialect == "postgresql":
         return
-    for row in await database.fetch_all(query, {"table": table}):
-        name = str(row[0])
-        if name.startswith(PREFIX):
-            quoted = (
-                "`" + name.replace("`", "``") + "`"
-                if dialect == "mysql"
-                else '"' + name.replace('"', '""') + '"'
-            )
-            await database.execute(f"DROP TRIGGER IF EXISTS {quoted}")
+    for name in await change_triggers(database, table):
+        quoted = (
+            "`" + name.replace("`", "``") + "`" if dialect == "mysql" else '"' + name.replace('"', '""') + '"'
+        )
+        await database.execute(f"DROP TRIGGER IF EXISTS {quoted}")

@@ -148,12 +148,7 @@ def plan_show(spec: ObjectSpec, query: ParsedQuery) -> ShowPlan:
 
 def plan_list(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
     notes = _Dropped(query)
-    fields = _fields(spec, query.fields, notes)
-    relations = _relations(spec, query.relations, notes)
-    conditions = _conditions(spec, query.filters, notes)
-    search = _search(spec, query, notes)
-    if sum(condition.bound_values for condition in conditions) + len(search) > MAX_BOUND_VALUES:
-        notes.fail("filter", f"must have at most {MAX_BOUND_VALUES} values in all")
+    fields, relations, conditions, search = _shape_and_selection(spec, query, notes)
     order = _order(spec, query.sort, notes)
     made_for = _made_for(spec, order, conditions, search)
     cursor = plan_cursor(query, [ordering.field for ordering in order], made_for, notes)
@@ -180,12 +175,7 @@ def plan_selection(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
     the filters and search as on a list, checked and ignored exactly as a list checks and ignores
     them. `made_for` is the digest of the filter set, "" without one: a feed cursor carries it."""
     notes = _Dropped(query)
-    fields = _fields(spec, query.fields, notes)
-    relations = _relations(spec, query.relations, notes)
-    conditions = _conditions(spec, query.filters, notes)
-    search = _search(spec, query, notes)
-    if sum(condition.bound_values for condition in conditions) + len(search) > MAX_BOUND_VALUES:
-        notes.fail("filter", f"must have at most {MAX_BOUND_VALUES} values in all")
+    fields, relations, conditions, search = _shape_and_selection(spec, query, notes)
     return ListPlan(
         fields=fields,
         relations=relations,
@@ -195,6 +185,19 @@ def plan_selection(spec: ObjectSpec, query: ParsedQuery) -> ListPlan:
         details=notes.details,
         made_for=selection_digest(conditions, search),
     )
+
+
+def _shape_and_selection(
+    spec: ObjectSpec, query: ParsedQuery, notes: _Dropped
+) -> tuple[tuple[FieldSpec, ...], tuple[RelationSpec, ...], tuple[Condition, ...], tuple[str, ...]]:
+    """What a list and a change feed read alike: `fields`, `with`, the filters and search."""
+    fields = _fields(spec, query.fields, notes)
+    relations = _relations(spec, query.relations, notes)
+    conditions = _conditions(spec, query.filters, notes)
+    search = _search(spec, query, notes)
+    if sum(condition.bound_values for condition in conditions) + len(search) > MAX_BOUND_VALUES:
+        notes.fail("filter", f"must have at most {MAX_BOUND_VALUES} values in all")
+    return fields, relations, conditions, search
 
 
 def selection_digest(conditions: tuple[Condition, ...], search: tuple[str, ...]) -> str:
