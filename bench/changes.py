@@ -22,11 +22,9 @@ import asyncio
 import contextlib
 import json
 import statistics
-import tempfile
 import time
 import uuid
 from dataclasses import dataclass
-from pathlib import Path
 
 import httpx
 import sqlalchemy as sa
@@ -37,13 +35,10 @@ from starlette.applications import Starlette
 from starlette.routing import Mount
 
 from bench import webhook_delay
+from bench.private import private_database
 from pb_headless import ApiRegistry, HeadlessAPI, TokenStore, install
 from pb_headless.database.dialect import dialect_of
 
-SERVERS = {
-    "postgresql": "postgresql://postgres@127.0.0.1:5432/test",
-    "mariadb": "mysql://root@127.0.0.1:3306/test",
-}
 metadata = sa.MetaData()
 items = sa.Table(
     "bench_items",
@@ -167,19 +162,8 @@ async def stream_delays(
 async def measure(kind: str, writes: int = 300, hooks: int = 60) -> Figures:
     """The three measures on `kind`. On PostgreSQL and MariaDB the API's part works in a database of
     its own, dropped at the end; the webhook part in the tests' private database (tests/support)."""
-    private = f"pbbench_{uuid.uuid4().hex[:8]}"
-    if kind == "sqlite":
-        url = f"sqlite:///{Path(tempfile.mkdtemp()) / 'bench.db'}"
-    else:
-        async with Database(SERVERS[kind]) as server:
-            await server.execute(f"CREATE DATABASE {private}")
-        url = SERVERS[kind].rsplit("/", 1)[0] + "/" + private
-    try:
+    async with private_database(kind) as url:
         without, with_log, stream = await run(kind, Database(url), writes)
-    finally:
-        if kind != "sqlite":
-            async with Database(SERVERS[kind]) as server:
-                await server.execute(f"DROP DATABASE {private}")
     hooked = await webhook_delay.measure(kind, hooks)
     return Figures(
         kind, p50_p99(without), p50_p99(with_log), p50_p99(stream), p50_p99(hooked), writes, len(hooked)

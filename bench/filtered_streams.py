@@ -34,9 +34,7 @@ import random
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
-import uuid
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 
@@ -47,13 +45,10 @@ from sqlalchemy.schema import CreateTable
 from starlette.applications import Starlette
 from starlette.routing import Mount
 
+from bench.private import private_database
 from pb_headless import ApiRegistry, HeadlessAPI, TokenStore, install
 from pb_headless.database.dialect import dialect_of
 
-SERVERS = {
-    "postgresql": "postgresql://postgres@127.0.0.1:5432/test",
-    "mariadb": "mysql://root@127.0.0.1:3306/test",
-}
 STREAMS_PER_TOKEN = 5  # docs/changes.md: at most 5 open streams per token on one instance
 CATEGORIES = 100
 UNFILTERED = "--unfiltered" in sys.argv  # the same streams without filters, to compare
@@ -188,19 +183,8 @@ async def follow(
 
 
 async def measure(kind: str, streams: int, rate: int, seconds: float, rows: int, updates: float) -> None:
-    private = f"pbbench_{uuid.uuid4().hex[:8]}"
-    if kind == "sqlite":
-        url = f"sqlite:///{Path(tempfile.mkdtemp()) / 'bench.db'}"
-    else:
-        async with Database(SERVERS[kind]) as server:
-            await server.execute(f"CREATE DATABASE {private}")
-        url = SERVERS[kind].rsplit("/", 1)[0] + "/" + private
-    try:
+    async with private_database(kind) as url:
         await run(kind, url, streams, rate, seconds, rows, updates)
-    finally:
-        if kind != "sqlite":
-            async with Database(SERVERS[kind]) as server:
-                await server.execute(f"DROP DATABASE {private}")
 
 
 async def prepare(database: Database, rows: int, tokens: int) -> list[str]:
