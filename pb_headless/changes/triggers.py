@@ -111,11 +111,14 @@ _PG_FUNCTION_LOCK = 0x7062636867667563
 
 
 async def _create_pg_function(database: Database) -> None:
-    await database.execute(f"SELECT pg_advisory_lock({_PG_FUNCTION_LOCK})")
-    try:
-        await database.execute(_PG_FUNCTION)
-    finally:
-        await database.execute(f"SELECT pg_advisory_unlock({_PG_FUNCTION_LOCK})")
+    # A session lock holds only on the connection that took it: the lock, the CREATE and the unlock
+    # all go through one connection (from a pool, each statement could take another and lock nothing).
+    async with database.connection() as connection:
+        await connection.execute(f"SELECT pg_advisory_lock({_PG_FUNCTION_LOCK})")
+        try:
+            await connection.execute(_PG_FUNCTION)
+        finally:
+            await connection.execute(f"SELECT pg_advisory_unlock({_PG_FUNCTION_LOCK})")
 
 
 def _quote(dialect: str, name: str) -> str:
