@@ -90,20 +90,25 @@ async def entries_between(
     return [_change(row) for row in rows]
 
 
+def _like(text: str) -> str:
+    """`text` matched literally by LIKE … ESCAPE '\\'."""
+    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
+
+
+def _seen_pattern(name: str) -> str:
+    """The LIKE pattern of a `seen_before`/`seen_after` that names the object."""
+    return f"%{SEPARATOR}{_like(name)}{SEPARATOR}%"
+
+
 def seen_by(name: str) -> sa.ColumnElement[bool]:
     """The entries of changes to rows the object served before or after them (docs/changes.md, "Which
     changes an object shows"); entries that do not know (NULL) are kept, as before they knew."""
-    literal = f"{SEPARATOR}{name}{SEPARATOR}".replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
-    pattern = sa.bindparam("seen_by", f"%{literal}%", type_=sa.Text)  # '%' only in a value, never in SQL
+    pattern = sa.bindparam("seen_by", _seen_pattern(name), type_=sa.Text)  # '%' only in a value, never in SQL
     return sa.or_(
         changes.c.seen_after.is_(None),
         changes.c.seen_before.like(pattern, escape="\\"),
         changes.c.seen_after.like(pattern, escape="\\"),
     )
-
-
-def _like(text: str) -> str:
-    return text.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_")
 
 
 async def unmoved_rows(
@@ -117,7 +122,7 @@ async def unmoved_rows(
 ) -> set[str]:
     """The rows among `keys` whose every entry in `(position, head]` is `Change.kept_out_of(name,
     columns)`: an update, of a row the object served before and after, that left all of `columns` alone."""
-    seen = f"%{SEPARATOR}{_like(name)}{SEPARATOR}%"
+    seen = _seen_pattern(name)
     kept = sa.and_(
         changes.c.op == "update",
         changes.c.unchanged.is_not(None),
