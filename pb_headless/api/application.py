@@ -35,7 +35,6 @@ from pb_headless.changes.hub import MAX_STREAMS
 from pb_headless.custom_routes import collect_routes
 from pb_headless.database.accelerators import accelerator_of, reads_inline
 from pb_headless.database.backends import backend_for
-from pb_headless.database.caches import Caches
 from pb_headless.database.connections import held_connection
 from pb_headless.database.database_errors import is_unavailable
 from pb_headless.database.deadline import UNAVAILABLE, answered, within
@@ -102,10 +101,11 @@ class HeadlessAPI:
         self.database = database
         self.registry = registry
         self.settings = settings or SettingsStore(database)
-        self.tokens = tokens or TokenStore(database, Caches())
-        # Every cache of this API object, bounded (docs/performance.md): the token store's, which the
-        # authenticator and the handlers share (a host's own store brings its own).
-        self.caches = self.tokens.caches
+        # What differs between the three databases, by name, and what is kept per database: the
+        # caches, bounded (docs/performance.md), which the token store and the handlers share.
+        self.backend = backend_for(database)
+        self.caches = self.backend.caches
+        self.tokens = tokens or TokenStore(database, self.caches)
         self.proxies = (
             trusted_proxies
             if isinstance(trusted_proxies, TrustedProxies)
@@ -124,8 +124,6 @@ class HeadlessAPI:
         self.authenticator = Authenticator(
             database, self.snapshots, self.tokens, user_loader, timeout=database_timeout
         )
-        self.backend = backend_for(database)  # what differs between the three databases, by name
-        self.dialect = self.backend.name
         self.info = ApiInfo(title, self.version, self.routes)
         self._roots: dict[tuple[Any, ...], str] = {}
         self.webhooks = _webhook_worker(database, self.snapshot, webhooks)
@@ -304,15 +302,13 @@ class HeadlessAPI:
         if self.changes.due(authentication.snapshot.version):  # DDL only when the version moved
             await follow_catalog(self.changes, authentication.snapshot)
         context = RequestContext(
-            database=self.database,
-            dialect=self.dialect,
+            backend=self.backend,
             api_root=self.api_root(request),
             principal=authentication.principal,
             snapshot=authentication.snapshot,
             rate=decision,
             body=body,
             info=self.info,
-            caches=self.caches,
             data_version=authentication.data_version,
             changes=self.changes,
         )

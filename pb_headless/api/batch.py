@@ -106,7 +106,7 @@ def _unique_fields(operations: Iterable[BatchOperation]) -> list[tuple[ObjectSpe
 async def _lock_named_rows(context: RequestContext, operations: list[BatchOperation]) -> None:
     """Lock every row an operation names by its id, table by table and key by key in one order
     (SQLite's BEGIN IMMEDIATE already holds the whole database)."""
-    if context.dialect == "sqlite":
+    if not context.backend.locks_rows:
         return
     named: dict[str, tuple[ObjectSpec, set[Any]]] = {}
     for op in operations:

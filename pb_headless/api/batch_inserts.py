@@ -15,7 +15,6 @@ transaction).
 from __future__ import annotations
 
 import functools
-import sqlite3
 from collections.abc import Sequence
 from typing import Any
 
@@ -34,7 +33,6 @@ from pb_headless.query.compiler import compile_show_many
 from pb_headless.query.render import render_records
 from pb_headless.registry import ObjectSpec
 
-_RETURNING_SQLITE = sqlite3.sqlite_version_info >= (3, 35)
 _SAVEPOINT = "pb_batch_rows"
 _NO_PARAMETERS = parse_query(())
 
@@ -59,8 +57,7 @@ def next_group(
 
 def groups_rows(context: RequestContext, spec: ObjectSpec) -> bool:
     """Whether creates of `spec` go in one statement on this database."""
-    returning = context.dialect == "postgresql" or (context.dialect == "sqlite" and _RETURNING_SQLITE)
-    return returning and spec.table.autoincrement_column is spec.pk.column
+    return context.backend.returns_inserted_keys and spec.table.autoincrement_column is spec.pk.column
 
 
 async def insert_group(
@@ -163,7 +160,7 @@ async def _insert_run(
     if len(rows) == 1 or spec.pk.name in rows[0][0]:
         return await _one_by_one(context, group, rows)
     statement = spec.table.insert().values([values for values, _ in rows]).returning(spec.pk.column)
-    database, savepoint = context.database, context.dialect == "postgresql"
+    database, savepoint = context.database, context.backend.error_spoils_transaction
     if savepoint:
         await database.execute(sa.text(f"SAVEPOINT {_SAVEPOINT}"))
     try:

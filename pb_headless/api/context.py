@@ -16,6 +16,7 @@ from databases import Database
 
 from pb_headless.auth import Principal
 from pb_headless.custom_routes import RouteDef
+from pb_headless.database.backends import Backend
 from pb_headless.database.caches import Caches
 from pb_headless.http.body import Body
 from pb_headless.ratelimit import RateDecision
@@ -33,14 +34,22 @@ class ApiInfo:
 
 @dataclass(slots=True, unsafe_hash=True)  # read-only by convention, hashed as a frozen one would be
 class RequestContext:
-    database: Database
-    dialect: str  # sqlite | postgresql | mysql
+    backend: Backend  # the database: its handle, caches and capabilities (database/backends.py)
     api_root: str  # absolute address of the API, for links and `servers`
     principal: Principal
     snapshot: Snapshot  # the catalog and settings of the version this request read
     rate: RateDecision
     body: Body  # read before any connection was taken
     info: ApiInfo
-    caches: Caches  # what the API object keeps between requests (database/caches.py)
     data_version: int | None  # read with the token: which kept counts still hold
     changes: Any = None  # pb_headless.changes.ChangeHub: this instance's change log and streams
+
+    @property
+    def database(self) -> Database:
+        """The host's database, as the backend holds it."""
+        return self.backend.database
+
+    @property
+    def caches(self) -> Caches:
+        """What is kept between requests for this database (database/caches.py)."""
+        return self.backend.caches

@@ -70,7 +70,7 @@ async def list_tag(
     positions = await table_positions(context.database, context.caches, tables)
     written: bytes = request.scope.get("query_string", b"")
     token = context.principal.token
-    key = (context.dialect, context.api_root, spec.name, written, token.id, token.scopes)
+    key = (context.backend.name, context.api_root, spec.name, written, token.id, token.scopes)
     kept: dict[tuple[object, ...], Any] = context.snapshot.derive("list_tags.described", _described)
     described = kept.get(key)
     if described is None:
@@ -84,7 +84,7 @@ async def list_tag(
                     for part in (
                         _KIND,
                         VERSION,
-                        context.dialect,
+                        context.backend.name,
                         context.snapshot.version,
                         declaration_digest(context.snapshot, spec.name),
                         context.api_root,

@@ -23,7 +23,7 @@ async def plain_record(context: RequestContext, spec: ObjectSpec, key: Any) -> d
     """The record as its show answer without query parameters renders it, or None when not served."""
     plan = plan_show(spec, _NO_PARAMETERS)
     record, _ = await fetch_one(
-        context.database, spec, plan, canonical_id(spec, key), context.dialect, context.caches
+        context.database, spec, plan, canonical_id(spec, key), context.backend.name, context.caches
     )
     return record
 

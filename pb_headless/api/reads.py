@@ -57,7 +57,7 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
                 context.database,
                 spec,
                 plan,
-                context.dialect,
+                context.backend.name,
                 context.caches,
                 context.data_version,
                 written=None if derived is None else derived[1],
@@ -119,7 +119,7 @@ async def show_record(
     key = record_key(spec, record_id)
     if key is not None:
         record, truncated = await fetch_by_key(
-            context.database, spec, plan, key, context.dialect, context.caches
+            context.database, spec, plan, key, context.backend.name, context.caches
         )
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))

@@ -54,38 +54,39 @@ async def unique_locks(
 ) -> AsyncIterator[None]:
     """MariaDB: hold a named lock per object field around the whole transaction, for writes that
     touch several objects (a batch); a no-op elsewhere."""
-    named = backend_for(database).unique_by_named_lock
+    backend = backend_for(database)
+    named = backend.unique_by_named_lock
     names = sorted({_lock_name(spec, field) for spec, field in fields}) if named else []
     taken: list[str] = []
     try:
         for name in names:  # sorted, so two writers never wait on each other in opposite orders
-            granted = await database.fetch_val(sa.select(sa.func.get_lock(name, max(int(timeout), 1))))
-            if granted != 1:
+            if not await backend.take_named_lock(name, max(int(timeout), 1)):
                 raise ServiceUnavailable("Another write holds this record's unique value; try again.")
             taken.append(name)
         yield
     finally:
         for name in reversed(taken):
-            await database.fetch_val(sa.select(sa.func.release_lock(name)))
+            await backend.release_named_lock(name)
 
 
 async def take_unique_turns(database: Database, fields: Iterable[tuple[ObjectSpec, str]]) -> None:
     """PostgreSQL, at the start of a transaction that checks several fields: take every field's
     advisory lock at once, in one order, so two such transactions never wait on each other in
     opposite orders (`check_unique` taking one again later costs nothing)."""
-    if not backend_for(database).unique_by_transaction_lock:
+    backend = backend_for(database)
+    if not backend.unique_by_transaction_lock:
         return
     for key in sorted({_advisory_key(spec, field) for spec, field in fields}):
-        await database.execute(sa.select(sa.func.pg_advisory_xact_lock(key)))
+        await backend.take_transaction_lock(key)
 
 
 async def check_unique(database: Database, spec: ObjectSpec, values: dict[str, Any], exclude: Any) -> None:
     """Inside the write transaction: 422 for every unique field whose value another row holds."""
     taken: dict[str, list[str]] = {}
-    in_turn = backend_for(database).unique_by_transaction_lock
+    backend = backend_for(database)
     for name in fields_to_check(spec, values):
-        if in_turn:
-            await database.execute(sa.select(sa.func.pg_advisory_xact_lock(_advisory_key(spec, name))))
+        if backend.unique_by_transaction_lock:
+            await backend.take_transaction_lock(_advisory_key(spec, name))
         query = sa.select(sa.func.count()).select_from(spec.table).where(spec.table.c[name] == values[name])
         if exclude is not None:
             query = query.where(spec.pk.column != exclude)

@@ -53,7 +53,7 @@ async def is_served(context: RequestContext, spec: ObjectSpec, key: Any) -> bool
     """Whether the object serves the row with this key (published, inside `query`), on the request's
     connection: inside a write's transaction, as that transaction sees it."""
     record, _ = await fetch_by_key(
-        context.database, spec, key_plan(spec), key, context.dialect, context.caches
+        context.database, spec, key_plan(spec), key, context.backend.name, context.caches
     )
     return record is not None
 
@@ -113,7 +113,7 @@ async def delete(context: RequestContext, spec: ObjectSpec, key: Any) -> None:
 def served(context: RequestContext, spec: ObjectSpec, key: Any) -> sa.ColumnElement[bool]:
     """WHERE of an update or delete: this key, and only while the object serves the row. The keys
     are read through a derived table, which MariaDB accepts on the table being changed."""
-    keys = compile_show(spec, key_plan(spec), key, context.dialect).subquery()
+    keys = compile_show(spec, key_plan(spec), key, context.backend.name).subquery()
     addressed = spec.pk.column == sa.bindparam(KEY, key, spec.pk.column.type)
     return sa.and_(addressed, spec.pk.column.in_(sa.select(keys.c[spec.pk.name])))
 
@@ -145,7 +145,7 @@ def _kept(
 ) -> Prepared | None:
     """The kept statement of this shape, compiled from `build()` on first use; None: not keepable.
     `quick=False`: never offered to the accelerator (a locking read belongs to the transaction)."""
-    key = (spec, "write", context.dialect, shape)  # by the spec itself: one registry version's
+    key = (spec, "write", context.backend.name, shape)  # by the spec itself: one registry version's
     found = context.caches.statements.get(key)
     if found is None:
         statement, slots = build()

@@ -186,7 +186,7 @@ async def _served_key(context: RequestContext, spec: ObjectSpec, record_id: str)
 
 async def lock_served_row(context: RequestContext, spec: ObjectSpec, key: Any, record_id: str) -> None:
     """Inside the transaction: lock the row, then make sure the object still serves it."""
-    if context.dialect != "sqlite":  # SQLite's BEGIN IMMEDIATE already holds the write lock
+    if context.backend.locks_rows:  # SQLite's BEGIN IMMEDIATE already holds the write lock
         await write_statements.lock_row(context, spec, key)
     if not await write_statements.is_served(context, spec, key):
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
@@ -198,7 +198,7 @@ async def _insert(
     if spec.pk.name in values:
         await _write(spec, write_statements.insert(context, spec, values, returning=False), values, sent)
         return values[spec.pk.name]
-    returning = context.dialect == "postgresql"  # elsewhere the driver's lastrowid
+    returning = context.backend.returns_inserted_key  # elsewhere the driver's lastrowid
     return await _write(spec, write_statements.insert(context, spec, values, returning), values, sent)
 
 
@@ -259,7 +259,7 @@ async def read_back(context: RequestContext, spec: ObjectSpec, key: Any) -> tupl
     serve (the client just unpublished it) is rendered from the table."""
     plan = write_statements.plain_plan(spec)
     record, _ = await fetch_one(
-        context.database, spec, plan, canonical_id(spec, key), context.dialect, context.caches
+        context.database, spec, plan, canonical_id(spec, key), context.backend.name, context.caches
     )
     if record is not None:
         return record, True

@@ -97,7 +97,7 @@ def _reader(context: RequestContext, spec: ObjectSpec, plan: ListPlan) -> Reader
     """Records are rendered by `fields` and `with` alone, so that readers with different filters
     share the stream's renderings; the filters and search select (`selection`)."""
     shape = ShowPlan(plan.fields, plan.relations, plan.ignored)
-    return Reader(context.database, context.dialect, spec, shape, plan if plan.made_for else None)
+    return Reader(context.database, context.backend.name, spec, shape, plan if plan.made_for else None)
 
 
 def _cursor(written: str | None, key: str, digest: str) -> int | None:

@@ -11,8 +11,10 @@ from databases import Database
 
 from pb_headless.cli.output import CommandError
 from pb_headless.cli.parser import PROGRAM
+from pb_headless.database.backends import backend_class
 
-DRIVERS = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql"}
+# The URL schemes a command takes (MariaDB's own `mariadb://` is for hosts' code, not the console).
+SCHEMES = ("sqlite", "postgresql", "postgres", "mysql")
 
 
 def database_url(given: str | None, *, creating: bool = False) -> str:
@@ -21,11 +23,12 @@ def database_url(given: str | None, *, creating: bool = False) -> str:
     if not url:
         raise CommandError("no database: pass --database URL or set PB_DATABASE_URL")
     scheme = url.split("://", 1)[0] if "://" in url else ""
-    if scheme.split("+", 1)[0] not in DRIVERS:
+    backend = backend_class(scheme.split("+", 1)[0])
+    if scheme.split("+", 1)[0] not in SCHEMES or backend is None:
         raise CommandError(
             f"unsupported database URL {scheme or url!r}: use sqlite:///path, postgresql://… or mysql://…"
         )
-    if scheme.startswith("sqlite"):
+    if backend.is_file:
         _check_sqlite_file(url, creating)
     return url
 
@@ -62,7 +65,8 @@ async def connected(url: str) -> AsyncIterator[Database]:
     try:
         database = Database(url)
     except (ImportError, ModuleNotFoundError) as error:
-        extra = DRIVERS[url.split("://", 1)[0].split("+", 1)[0]]
+        backend = backend_class(url.split("://", 1)[0].split("+", 1)[0])
+        extra = backend.name if backend is not None else "sqlite"  # the pip extra is the backend's name
         raise CommandError(
             f"the driver for {label(url)} is not installed ({error}): pip install 'pb_headless[{extra}]'"
         ) from None

@@ -31,40 +31,39 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from typing import Any
 
 import sqlalchemy as sa
 from databases import Database
-from sqlalchemy.schema import CreateIndex
 
 from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ApiTab, ConstructorTable
 from pb_headless.database.accelerators import accelerator_of
-from pb_headless.database.backends import backend_for
+from pb_headless.database.backends import Backend, backend_class, backend_for
 from pb_headless.database.change_head import drop_change_triggers
-from pb_headless.database.dialect import dialect_name, run_ddl
 
 log = logging.getLogger("pb_headless")
 
 MAX_PAIRS = 8  # composite (filter, sort) indexes per table, in declaration order
 DESCENDING = "-"  # before a column's name in a column set: that column descending
-MARIADB_DESCENDING = (10, 8)  # the first MariaDB that reads a descending index as one
-MARIADB_KEY_BYTES = 3072
+PREFIX = "pbix_"  # the names of the indexes a publication implies begin so
 
 
 def implied_indexes(table: sa.Table, tab: ApiTab, dialect: str) -> list[sa.Index]:
-    """The indexes for this publication, named after their table and columns."""
-    filterable = _usable(table, tab.filterable or tab.fields, dialect)
-    sortable = _usable(table, tab.sortable or tab.fields, dialect)
-    column_sets: list[tuple[str, ...]] = [
-        (PUBLISHED, PRIMARY_KEY) if dialect == "postgresql" else (PUBLISHED,)
-    ]
+    """The indexes for this publication on the database `dialect` names, named after their table
+    and columns."""
+    backend = backend_class(dialect)
+    if backend is None:
+        raise ValueError(f"pb_headless does not serve a {dialect} database")
+    filterable = _usable(table, tab.filterable or tab.fields, backend)
+    sortable = _usable(table, tab.sortable or tab.fields, backend)
+    first = (PUBLISHED,) if backend.index_holds_key else (PUBLISHED, PRIMARY_KEY)
+    column_sets: list[tuple[str, ...]] = [first]
     column_sets += [(PUBLISHED, name) for name in dict.fromkeys([*filterable, *sortable])]
     pairs = [(PUBLISHED, f, s) for f in filterable for s in sortable if f != s]
-    column_sets += [pair for pair in pairs if _fits(table, pair, dialect)][:MAX_PAIRS]
-    if dialect == "mysql":
+    column_sets += [pair for pair in pairs if _fits(table, pair, backend)][:MAX_PAIRS]
+    if backend.makes_descending_indexes:
         column_sets += [(PUBLISHED, DESCENDING + name) for name in sortable]
-        column_sets += [(p, f, DESCENDING + s) for p, f, s in pairs if _fits(table, (p, f, s), dialect)][
+        column_sets += [(p, f, DESCENDING + s) for p, f, s in pairs if _fits(table, (p, f, s), backend)][
             :MAX_PAIRS
         ]
     return [sa.Index(_name(table.name, columns), *_indexed(table, columns)) for columns in column_sets]
@@ -77,10 +76,11 @@ def key_order_index(database: Database, table: sa.Table) -> str | None:
     access on that index (every entry from the first, filtered) once X is past about half the table,
     instead of a range starting at X: 88 ms instead of 0.5 ms at X = 800,000 of a million. Naming the
     index (`FORCE INDEX`) gives the range; it is named only when it is known to be there."""
-    if dialect_name(database) != "mysql" or PUBLISHED not in table.c:
+    backend = backend_for(database)
+    if not backend.names_key_order_index or PUBLISHED not in table.c:
         return None
     name = _name(table.name, (PUBLISHED,))
-    return name if name in backend_for(database).made_indexes else None
+    return name if name in backend.made_indexes else None
 
 
 def _indexed(table: sa.Table, columns: tuple[str, ...]) -> list[sa.ColumnElement[Any]]:
@@ -98,17 +98,16 @@ async def ensure_indexes(
     database: Database, table: ConstructorTable, definition: sa.Table, tab: ApiTab
 ) -> None:
     """Create the implied indexes that are missing (once per process and index)."""
-    made = backend_for(database).made_indexes
-    dialect = dialect_name(database)
-    for index in implied_indexes(definition, tab, dialect):
+    backend = backend_for(database)
+    made = backend.made_indexes
+    for index in implied_indexes(definition, tab, backend.name):
         if index.name in made:
             continue
-        if is_descending(index) and not await _reads_descending(database):
+        if is_descending(index) and not await backend.reads_descending_indexes():
             made.add(str(index.name))  # not made, and not asked about again
             continue
         try:
-            if not await _exists(database, index, dialect):
-                await run_ddl(database, CreateIndex(index, if_not_exists=dialect != "mysql"))
+            await backend.create_index(index)
         except Exception as error:
             log.warning(
                 "pb_headless: constructor table '%s': index %s on (%s) could not be made: %s",
@@ -121,25 +120,17 @@ async def ensure_indexes(
         made.add(str(index.name))
 
 
-async def _reads_descending(database: Database) -> bool:
-    """Whether this MariaDB (or MySQL 8) reads an index's descending column as such."""
-    version = str(await database.fetch_val("SELECT VERSION()"))
-    numbers = tuple(int(part) for part in re.findall(r"\d+", version)[:2])
-    if "mariadb" in version.lower():
-        return numbers >= MARIADB_DESCENDING
-    return numbers >= (8, 0)
-
-
-def _usable(table: sa.Table, names: tuple[str, ...], dialect: str) -> list[str]:
+def _usable(table: sa.Table, names: tuple[str, ...], backend: type[Backend]) -> list[str]:
     return [
         name
         for name in names
-        if name in table.c and name not in (PRIMARY_KEY, PUBLISHED) and _fits(table, (name,), dialect)
+        if name in table.c and name not in (PRIMARY_KEY, PUBLISHED) and _fits(table, (name,), backend)
     ]
 
 
-def _fits(table: sa.Table, columns: tuple[str, ...], dialect: str) -> bool:
-    if dialect != "mysql":
+def _fits(table: sa.Table, columns: tuple[str, ...], backend: type[Backend]) -> bool:
+    """Whether the database can index these columns whole (MariaDB: no TEXT, a bounded key)."""
+    if backend.index_key_bytes is None:
         return True
     size = 0
     for name in columns:
@@ -148,22 +139,12 @@ def _fits(table: sa.Table, columns: tuple[str, ...], dialect: str) -> bool:
             return False
         length = getattr(column_type, "length", None)
         size += 4 * length if isinstance(column_type, sa.String) and length else 8
-    return size <= MARIADB_KEY_BYTES
+    return size <= backend.index_key_bytes
 
 
 def _name(table: str, columns: tuple[str, ...]) -> str:
     digest = hashlib.sha1(",".join(columns).encode()).hexdigest()[:10]
-    return f"pbix_{table[:40]}_{digest}"
-
-
-async def _exists(database: Database, index: sa.Index, dialect: str) -> bool:
-    if dialect != "mysql":
-        return False  # CREATE INDEX IF NOT EXISTS does the asking
-    table = index.table
-    if table is None:  # an index always belongs to its table here; the attribute is optional in general
-        return False
-    rows = await database.fetch_all(f"SHOW INDEX FROM `{table.name}`")
-    return any(row._mapping["Key_name"] == index.name for row in rows)
+    return f"{PREFIX}{table[:40]}_{digest}"
 
 
 async def drop_indexes_on(database: Database, table: str, column: str) -> None:
@@ -172,17 +153,9 @@ async def drop_indexes_on(database: Database, table: str, column: str) -> None:
     change log's triggers name columns on SQLite and MariaDB, so they go too, to be made again at the
     next publication (database/change_head.py)."""
     await drop_change_triggers(database, table)
-    if dialect_name(database) != "sqlite":
+    backend = backend_for(database)
+    if backend.drops_indexes_with_column:
         return
     # Its triggers name the column; it is made again at the next publication.
     await accelerator_of(database).drop_search_index(database, table)
-    query = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = :table"
-    made = backend_for(database).made_indexes
-    for row in await database.fetch_all(query, {"table": table}):
-        name = str(row[0])
-        if not name.startswith("pbix_"):  # only the indexes the publication implied
-            continue
-        columns = {info[2] for info in await database.fetch_all(f'PRAGMA index_info("{name}")')}
-        if column in columns:
-            await database.execute(f'DROP INDEX IF EXISTS "{name}"')
-            made.discard(name)
+    backend.made_indexes.difference_update(await backend.drop_indexes_over(table, column, PREFIX))

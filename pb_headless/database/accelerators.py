@@ -2,36 +2,31 @@
 
 from __future__ import annotations
 
-from weakref import WeakKeyDictionary
-
 from databases import Database
 
 from pb_headless.database import internals
 from pb_headless.database.accelerator import PLAIN, Accelerator
-from pb_headless.database.dialect import dialect_name
+from pb_headless.database.backends import backend_for, backend_name
 from pb_headless.database.postgresql.accelerator import PostgreSQLAccelerator
 from pb_headless.database.server_accelerator import ServerAccelerator
 from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
 
-_SERVERS: WeakKeyDictionary[Database, ServerAccelerator] = WeakKeyDictionary()
-
 
 def accelerator_of(database: Database) -> Accelerator:
-    """The one its SQLite pool carries (sqlite/pool.py); PostgreSQL's and MariaDB's, one per
-    `Database` for as long as it lives; else a fresh one."""
+    """The one its SQLite pool carries (sqlite/pool.py); PostgreSQL's and MariaDB's, kept on the
+    database's backend; else a fresh one."""
     found = getattr(internals.pool_of(database), "accelerator", None)
     if isinstance(found, Accelerator):
         return found
-    dialect = dialect_name(database)
+    dialect = backend_name(database.url.dialect)
     if dialect == "sqlite":
         return SQLiteAccelerator(None)  # not prepared by the library: its search index, no loop reads
-    if dialect in ("postgresql", "mysql"):
-        server = _SERVERS.get(database)
-        if server is None:
-            made = PostgreSQLAccelerator() if dialect == "postgresql" else ServerAccelerator()
-            server = _SERVERS[database] = made
-        return server
-    return PLAIN
+    if dialect is None:
+        return PLAIN
+    backend = backend_for(database)
+    if backend.accelerator is None:
+        backend.accelerator = PostgreSQLAccelerator() if dialect == "postgresql" else ServerAccelerator()
+    return backend.accelerator
 
 
 def reads_inline(database: Database) -> bool:

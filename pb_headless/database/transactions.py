@@ -13,26 +13,19 @@ reused (`connections.py`); a COMMIT the database did not confirm is an unknown o
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
-import weakref
 from collections.abc import AsyncIterator
 
 from databases import Database
 from databases.core import Connection
 
 from pb_headless.database import internals
+from pb_headless.database.backends import SQLiteBackend, backend_for
 from pb_headless.database.connections import discard, held_connection
 from pb_headless.database.database_errors import is_unavailable
 from pb_headless.database.deadline import OUTCOME_UNKNOWN, committing
-from pb_headless.database.dialect import dialect_name
 from pb_headless.errors import ServiceUnavailable
 from pb_headless.state.version import bump_data_version, bump_data_version_sql
-
-# SQLite writers of one process queue here, first come first served, before asking for the write
-# lock: SQLite's own busy handler retries with growing sleeps, and under many writers one of them can
-# starve past the database time limit while the others keep winning the lock.
-_sqlite_writers: weakref.WeakKeyDictionary[Database, asyncio.Lock] = weakref.WeakKeyDictionary()
 
 
 @contextlib.asynccontextmanager
@@ -40,7 +33,8 @@ async def write_transaction(database: Database) -> AsyncIterator[None]:
     """One write, all or nothing, that also moves the data version (so kept counts of every instance
     go out of date in the same commit). SQLite takes its write lock up front (BEGIN IMMEDIATE): a
     deferred transaction that reads first and writes later can deadlock against another writer."""
-    if dialect_name(database) != "sqlite":
+    backend = backend_for(database)
+    if not isinstance(backend, SQLiteBackend):
         async with held_connection(database) as connection:
             await connection.execute("BEGIN")
             async with _rolled_back_on_error(database, connection):
@@ -48,8 +42,8 @@ async def write_transaction(database: Database) -> AsyncIterator[None]:
                 await bump_data_version(database)
             await _commit(database, connection)
         return
-    queue = _sqlite_writers.setdefault(database, asyncio.Lock())
-    async with queue, database.connection() as connection:
+    # This process's SQLite writers take turns on the backend's queue (`SQLiteBackend.writers`).
+    async with backend.writers, database.connection() as connection:
         await _sqlite_run(connection, "BEGIN IMMEDIATE")
         try:
             yield

@@ -133,7 +133,9 @@ def _type_facts(type_: sa.types.TypeEngine[Any]) -> dict[str, Any]:
         return {"kind": FieldKind.DECIMAL, "precision": type_.precision, "scale": scale}
     if isinstance(type_, sa.DateTime):
         return {"kind": FieldKind.DATETIME, "timezone": bool(type_.timezone)}
-    return {"kind": _SIMPLE.get(type_._type_affinity, FieldKind.OTHER)}  # checked: database/internals.py
+    # The first generic type it is one of (each dialect's DATE, JSONB… subclass these), else OTHER.
+    kind = next((kind for generic, kind in _SIMPLE.items() if isinstance(type_, generic)), FieldKind.OTHER)
+    return {"kind": kind}
 
 
 def _is_mariadb_boolean(type_: sa.types.TypeEngine[Any]) -> bool:

@@ -23,6 +23,7 @@ from alembic.script import ScriptDirectory
 from sqlalchemy.engine import Connection
 
 from pb_headless.database import internals
+from pb_headless.database.backends import Backend, backend_class
 from pb_headless.migrations.errors import MigrationError
 
 VERSION_TABLE = "pb_alembic_version"
@@ -141,7 +142,7 @@ def _run(context: MigrationContext) -> None:
 def _step(connection: Connection) -> Iterator[None]:
     """One step's transaction: a savepoint of SQLite's locked outer transaction, else a transaction
     of its own (MariaDB commits DDL at once; its steps are written to run again)."""
-    if connection.dialect.name == "sqlite":
+    if _backend(connection).migration_steps_in_savepoints:
         with connection.begin_nested():
             yield
         return
@@ -149,6 +150,13 @@ def _step(connection: Connection) -> Iterator[None]:
         connection.commit()
     with connection.begin():
         yield
+
+
+def _backend(connection: Connection) -> type[Backend]:
+    found = backend_class(connection.dialect.name)
+    if found is None:
+        raise MigrationError(f"pb_headless cannot migrate a {connection.dialect.name} database")
+    return found
 
 
 def _title(doc: str | None) -> str:

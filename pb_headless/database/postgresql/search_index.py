@@ -24,11 +24,11 @@ import hashlib
 import logging
 import re
 import time
-from weakref import WeakSet
 
 import sqlalchemy as sa
 from databases import Database
 
+from pb_headless.database.backends import backend_for
 from pb_headless.database.dialect import dialect_name
 from pb_headless.fields.kinds import describe_column
 
@@ -41,8 +41,6 @@ ENABLE = (
     "(the server needs PostgreSQL's contrib modules), then restart or publish again "
     "(docs/performance.md, 'The search index on PostgreSQL')"
 )
-
-_told: WeakSet[Database] = WeakSet()  # the databases whose missing extension was logged, once each
 
 
 def index_name(table: str, column: str) -> str:
@@ -154,8 +152,9 @@ async def operator_class(database: Database, table: str) -> str | None:
             async with database.transaction():  # a savepoint when the caller is in a transaction
                 await database.execute(f"CREATE EXTENSION IF NOT EXISTS {EXTENSION}")
         except Exception as error:
-            if database not in _told:
-                _told.add(database)
+            backend = backend_for(database)
+            if not backend.told_missing_extension:  # logged once per database
+                backend.told_missing_extension = True
                 log.warning(
                     "pb_headless: constructor table '%s': the PostgreSQL extension %s is not available "
                     "(%s: %s); search and like filters read the whole table; %s",
