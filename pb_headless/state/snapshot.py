@@ -91,9 +91,6 @@ class SnapshotCache:
                 self._current = current
         return current
 
-    def invalidate(self) -> None:
-        self._current = None
-
     async def _build(self, version: tuple[int, int]) -> Snapshot:
         catalog = await self.registry.build(self.database, version[0])
         settings = await SettingsStore(self.database).all()
