@@ -65,10 +65,10 @@ class Caches:
 
     def __init__(self) -> None:
         self.statements: Bounded[object, object] = Bounded(KEPT_STATEMENTS, KEPT_STATEMENT_BYTES)
-        self.fixed: Bounded[object, object] = Bounded(KEPT_FIXED)
-        self.built: Bounded[object, object] = Bounded(KEPT_BUILT)
+        self.constant_statements: Bounded[object, object] = Bounded(KEPT_FIXED)
+        self.built_rows: Bounded[object, object] = Bounded(KEPT_BUILT)
         self.plans: Bounded[object, object] = Bounded(KEPT_PLANS, KEPT_PLAN_BYTES)
-        self.steady: Bounded[object, object] = Bounded(KEPT_STEADY)
+        self.rows_at_data_version: Bounded[object, object] = Bounded(KEPT_STEADY)
         self.totals = Totals()
         self.searches = SearchShares()  # searches running per token (budget.py): at most one entry each
         self.compiled = 0  # statements compiled since freed memory was last given back
@@ -82,15 +82,17 @@ class Caches:
             release_freed_memory()
 
     def sizes(self) -> dict[str, int]:
-        """Entries held now, by cache (what an operator or a test looks at)."""
+        """Entries held now, by cache (what an operator or a test looks at; the names of this report
+        stay as they were when the caches were renamed: `fixed` is `constant_statements`, `built` is
+        `built_rows`, `steady` is `rows_at_data_version`)."""
         return {
             "statements": len(self.statements),
             "statement_bytes": self.statements.bytes,
-            "fixed": len(self.fixed),
-            "built": len(self.built),
+            "fixed": len(self.constant_statements),
+            "built": len(self.built_rows),
             "plans": len(self.plans),
             "plan_bytes": self.plans.bytes,
-            "steady": len(self.steady),
+            "steady": len(self.rows_at_data_version),
             "totals": self.totals.size(),
             "total_bytes": self.totals.bytes,
             "searches": len(self.searches),

@@ -291,7 +291,7 @@ async def fetch_fixed(
     prepared = _fixed_prepared(database, caches, statement, values)
     if prepared is None:  # this statement cannot be kept compiled
         return [FetchedRow(row._mapping) for row in await database.fetch_all(statement, dict(values))]
-    rows = await _steady(database, caches, prepared, values, prepared.sql, _as_tuples)
+    rows = await _kept_while_unchanged(database, caches, prepared, values, prepared.sql, _as_tuples)
     return [FetchedRow(prepared.processed(raw)) for raw in rows]
 
 
@@ -305,7 +305,7 @@ async def fetch_fixed_built(
     """`build(row)` for each row of `fetch_fixed`, kept per row as the database gave it: a row read
     again (the same token, the same versions) is not converted and built again. `build` must be a
     pure function of the row. While SQLite's data version stands, the built rows themselves are kept
-    (`_steady`): the usual request looks its token up in one step."""
+    (`_kept_while_unchanged`): the usual request looks its token up in one step."""
     prepared = _fixed_prepared(database, caches, statement, values)
     if prepared is None:
         return [build(row) for row in await fetch_fixed(database, caches, statement, values)]
@@ -314,16 +314,17 @@ async def fetch_fixed_built(
         made = []
         for raw in rows:
             key = (id(statement), build, tuple(raw))
-            found = caches.built.get(key)
+            found = caches.built_rows.get(key)
             if found is None:
-                found = caches.built.put(key, build(FetchedRow(prepared.processed(raw))))
+                found = caches.built_rows.put(key, build(FetchedRow(prepared.processed(raw))))
             made.append(found)
         return tuple(made)  # type: ignore[arg-type]
 
-    return list(await _steady(database, caches, prepared, values, (id(statement), build), built))
+    kind = (id(statement), build)
+    return list(await _kept_while_unchanged(database, caches, prepared, values, kind, built))
 
 
-async def _steady(
+async def _kept_while_unchanged(
     database: Database,
     caches: Caches,
     prepared: Prepared,
@@ -342,10 +343,10 @@ async def _steady(
     if version is None or not isinstance(arguments, tuple):
         return make(await run(database, prepared.style, prepared.sql, arguments, prepared.quick))
     key = (kind, arguments, version)
-    found = caches.steady.get(key)
+    found = caches.rows_at_data_version.get(key)
     if found is None:
         rows = await run(database, prepared.style, prepared.sql, arguments, prepared.quick)
-        found = caches.steady.put(key, make(rows))
+        found = caches.rows_at_data_version.put(key, make(rows))
     return found  # type: ignore[return-value]
 
 
@@ -356,7 +357,7 @@ def _as_tuples(rows: Sequence[Sequence[Any]]) -> tuple[tuple[Any, ...], ...]:
 def _fixed_prepared(
     database: Database, caches: Caches, statement: sa.Select[Any], values: Mapping[str, Any]
 ) -> Prepared | None:
-    prepared = caches.fixed.get(id(statement))
+    prepared = caches.constant_statements.get(id(statement))
     if prepared is None:
         # The parameters named in `values` vary; every other one is a constant of the statement.
         slots = {
@@ -365,7 +366,7 @@ def _fixed_prepared(
             if parameter.key in values
         }
         compiled = prepare(database, statement, slots, constants=True)
-        prepared = caches.fixed.put(id(statement), compiled or NOT_REUSABLE)
+        prepared = caches.constant_statements.put(id(statement), compiled or NOT_REUSABLE)
     return prepared if isinstance(prepared, Prepared) else None
 
 
