@@ -25,13 +25,11 @@ from sqlalchemy.engine import URL, Connection, make_url
 from sqlalchemy.schema import CreateIndex
 
 from pb_headless.database.caches import Caches
+from pb_headless.database.dialect import backend_name, dialect_of
 
 if TYPE_CHECKING:
     from pb_headless.database.accelerator import Accelerator
 
-# URL scheme (as `databases` reads it) → the backend's name. MariaDB answers as `mysql`.
-_NAMES = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql",
-          "mariadb": "mysql"}  # fmt: skip
 # The async drivers SQLAlchemy takes for the same database, for reflection and migrations.
 ASYNC_DRIVERS = ("asyncpg", "aiomysql", "asyncmy", "aiosqlite")
 # The options of `databases`' own pool, which SQLAlchemy's drivers do not take.
@@ -126,8 +124,6 @@ class Backend:
 
     def dialect(self) -> sa.Dialect:
         """The SQLAlchemy dialect this database's statements are compiled with."""
-        from pb_headless.database.dialect import dialect_of
-
         return dialect_of(self.database)
 
     # Migrations: one connection of their own holds the database's migration lock.
@@ -304,14 +300,9 @@ _BACKENDS: dict[str, type[Backend]] = {
 }
 
 
-def backend_name(scheme: str) -> str | None:
-    """The backend's name for a URL scheme (`mariadb` → `mysql`), None for a database we do not serve."""
-    return _NAMES.get(scheme)
-
-
 def backend_class(scheme: str) -> type[Backend] | None:
     """The backend class for a URL scheme or dialect name (its facts, without a database)."""
-    name = _NAMES.get(scheme)
+    name = backend_name(scheme)
     return None if name is None else _BACKENDS[name]
 
 

@@ -13,12 +13,21 @@ from sqlalchemy.sql.ddl import ExecutableDDLElement
 from pb_headless.database import internals
 
 CASEFOLD_FUNCTION = "pb_casefold"
+# URL scheme (as `databases` reads it) → the backend's name (database/backends.py): the one map.
+# MariaDB answers as `mysql`.
+NAMES = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql",
+         "mariadb": "mysql"}  # fmt: skip
+
+
+def backend_name(scheme: str) -> str | None:
+    """The backend's name for a URL scheme (`mariadb` → `mysql`), None for a database we do not serve."""
+    return NAMES.get(scheme)
 
 
 def dialect_name(database: Database) -> str:
     """`sqlite`, `postgresql` or `mysql` (MariaDB answers as `mysql`)."""
     name = database.url.dialect
-    return "mysql" if name == "mariadb" else name
+    return NAMES.get(name, name)
 
 
 def dialect_of(database: Database) -> Dialect:
