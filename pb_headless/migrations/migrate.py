@@ -12,6 +12,7 @@ from dataclasses import dataclass
 import sqlalchemy as sa
 from databases import Database
 
+from pb_headless.database.backends import backend_for
 from pb_headless.migrations import engine, runner
 from pb_headless.migrations.catalog import existing_tables
 from pb_headless.migrations.errors import SchemaMismatch
@@ -80,8 +81,8 @@ async def upgrade_sql(database: Database, target: str | None = None) -> str:
     """The SQL that `upgrade` would run on this database, without running it."""
     schema = await read_schema(database)
     target = _checked_target(schema, target)
-    dialect = engine.engine_url(database).get_backend_name()
-    return runner.offline_sql(dialect, schema.current, schema.legacy, target)
+    engine.engine_url(database)  # refuses a database that cannot be migrated, saying why
+    return runner.offline_sql(backend_for(database), schema.current, schema.legacy, target)
 
 
 async def check(database: Database, *, migrate: bool = False) -> bool:

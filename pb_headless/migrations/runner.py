@@ -102,14 +102,15 @@ def upgrade(connection: Connection, target: str, metadata: sa.MetaData | None = 
     return outcome
 
 
-def offline_sql(dialect: str, current: str | None, legacy: bool, target: str) -> str:
-    """The SQL `upgrade` would run from `current`, for a DBA to read or apply by hand."""
+def offline_sql(backend: Backend, current: str | None, legacy: bool, target: str) -> str:
+    """The SQL `upgrade` would run from `current` on `backend`'s database, for a DBA to read or
+    apply by hand."""
     buffer = io.StringIO()
 
     def emit(work: Callable[[Any, Any], Iterable[Any]], start: str | None) -> None:
         options = {"as_sql": True, "output_buffer": buffer, "starting_rev": start, "literal_binds": True,
                    "transaction_per_migration": True}  # fmt: skip
-        _run(_context(None, work, dialect=dialect, **options))
+        _run(_context(None, work, dialect=backend.name, **options))
 
     if current is None and legacy:
         emit(lambda heads, _: internals.alembic_stamp_revisions(scripts(), FIRST, heads), None)
