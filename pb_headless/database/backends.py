@@ -22,6 +22,8 @@ from weakref import WeakKeyDictionary
 import sqlalchemy as sa
 from databases import Database
 from sqlalchemy.engine import URL, Connection, make_url
+from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
+from sqlalchemy.pool import NullPool
 from sqlalchemy.schema import CreateIndex
 
 from pb_headless.database.caches import Caches
@@ -32,8 +34,6 @@ if TYPE_CHECKING:
 
 # The async drivers SQLAlchemy takes for the same database, for reflection and migrations.
 ASYNC_DRIVERS = ("asyncpg", "aiomysql", "asyncmy", "aiosqlite")
-# The options of `databases`' own pool, which SQLAlchemy's drivers do not take.
-POOL_OPTIONS = ("min_size", "max_size", "pool_recycle")
 # The migration lock: pg_advisory_lock takes a bigint, "pbmigrat" in ASCII; MariaDB's GET_LOCK waits
 # this long; SQLite's busy timeout for the migration's connection.
 POSTGRESQL_MIGRATION_LOCK = 0x70626D6967726174
@@ -81,6 +81,7 @@ class Backend:
         self.made_indexes: set[str] = set()  # implied indexes this instance made or found (constructor)
         self.accelerator: Accelerator | None = None  # kept by database/accelerators.py once made
         self.told_missing_extension = False  # PostgreSQL's search index: a missing pg_trgm is logged once
+        self._engine: AsyncEngine | None = None  # SQLAlchemy's, for reflection and migrations (engine())
 
     def driver_url(self, driver: str | None) -> str:
         """The `backend+driver` name SQLAlchemy needs for this database (the one URL-to-driver map):
@@ -103,10 +104,39 @@ class Backend:
 
     def engine_url(self) -> URL:
         """The host's URL with the async driver SQLAlchemy needs for the same database, without the
-        options of `databases`' own pool, which SQLAlchemy's drivers do not take (migrations)."""
+        URL's options: those are `databases`' own (min_size, max_size, pool_recycle, ssl,
+        unix_socket), which SQLAlchemy would hand the driver as unknown keywords; the ones that
+        concern the connection go in `connect_options`."""
         url = make_url(str(self.database.url))
         driver = url.drivername.partition("+")[2]
-        return url.set(drivername=self.driver_url(driver)).difference_update_query(POOL_OPTIONS)
+        return url.set(drivername=self.driver_url(driver), query={})
+
+    def connect_options(self) -> dict[str, Any]:
+        """`ssl` and `unix_socket`, from the URL or the `Database(...)` keywords, read as `databases`
+        does, for the driver SQLAlchemy connects with."""
+        options = {**self.database.url.options, **getattr(self.database, "options", {})}
+        chosen: dict[str, Any] = {}
+        ssl = options.get("ssl")
+        if isinstance(ssl, str):
+            chosen["ssl"] = {"true": True, "false": False}.get(ssl.lower(), ssl)
+        elif ssl is not None:
+            chosen["ssl"] = ssl
+        if options.get("unix_socket") and self.takes_unix_socket:
+            chosen["unix_socket"] = options["unix_socket"]
+        return chosen
+
+    def engine(self) -> AsyncEngine:
+        """The one SQLAlchemy engine on this database, for the registry's reflection and for
+        migrations: no pool (each use opens a connection and closes it), made at the first use."""
+        if self._engine is None:
+            self._engine = create_async_engine(
+                self.engine_url(), poolclass=NullPool, connect_args=self.connect_options()
+            )
+        return self._engine
+
+    async def dispose_engine(self) -> None:
+        if self._engine is not None:
+            await self._engine.dispose()
 
     async def create_index(self, index: sa.Index) -> None:
         """Make `index` unless the table has one of that name."""
@@ -127,12 +157,8 @@ class Backend:
         return dialect_of(self.database)
 
     # Migrations: one connection of their own holds the database's migration lock.
-    def migration_engine_options(self) -> dict[str, Any]:
-        """Options of the migration's engine beyond its URL."""
-        return {}
-
-    def prepare_migration_engine(self, engine: sa.Engine) -> None:
-        """Set up the migration's (synchronous) engine before its connection opens."""
+    def prepare_migration_connection(self, connection: Connection) -> None:
+        """Set up the migration's connection (of `engine()`) before its first statement."""
 
     def take_migration_lock(self, connection: Connection) -> tuple[sa.TextClause, dict[str, Any]] | None:
         """Wait for the migration lock; the statement and values that release it, or None when the
@@ -190,19 +216,19 @@ class SQLiteBackend(Backend):
                 dropped.append(name)
         return dropped
 
-    def migration_engine_options(self) -> dict[str, Any]:
-        return {"connect_args": {"timeout": SQLITE_MIGRATION_BUSY_SECONDS}}
-
-    def prepare_migration_engine(self, engine: sa.Engine) -> None:
+    def prepare_migration_connection(self, connection: Connection) -> None:
         """SQLite's Python driver starts no transaction before DDL, so a failed step would stay half
-        applied. SQLAlchemy's recipe: the driver leaves transactions alone, and every transaction is
-        a BEGIN IMMEDIATE, which takes the database's write lock at once: that is the migration lock."""
+        applied. SQLAlchemy's recipe, for this connection only: the driver leaves transactions
+        alone, and every transaction is a BEGIN IMMEDIATE, which takes the database's write lock at
+        once: that is the migration lock, waited for up to SQLITE_MIGRATION_BUSY_SECONDS."""
+        driver_connection = connection.connection.dbapi_connection
+        assert driver_connection is not None  # a connection of engine(), open
+        driver_connection.isolation_level = None
+        cursor = driver_connection.cursor()
+        cursor.execute(f"PRAGMA busy_timeout = {SQLITE_MIGRATION_BUSY_SECONDS * 1000}")
+        cursor.close()
 
-        @sa.event.listens_for(engine, "connect")
-        def no_driver_transactions(dbapi_connection: Any, record: Any) -> None:
-            dbapi_connection.isolation_level = None
-
-        @sa.event.listens_for(engine, "begin")
+        @sa.event.listens_for(connection, "begin")
         def begin_immediate(connection: Connection) -> None:
             connection.exec_driver_sql("BEGIN IMMEDIATE")
 

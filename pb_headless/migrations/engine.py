@@ -1,8 +1,9 @@
 """The one short-lived connection a migration runs on: made from the host's `databases` URL, holding
 the database's migration lock for as long as it is open.
 
-Alembic speaks SQLAlchemy, the host speaks `databases`; so a migration opens a SQLAlchemy async engine
-on the same URL with the matching async driver, without a pool, and disposes of it when done.
+Alembic speaks SQLAlchemy, the host speaks `databases`; so a migration opens a connection of the
+backend's one SQLAlchemy engine (`Backend.engine`: the same URL with the matching async driver, no
+pool), which the registry's reflection uses too.
 """
 
 from __future__ import annotations
@@ -13,8 +14,6 @@ from typing import Any, TypeVar
 
 from databases import Database
 from sqlalchemy.engine import URL, Connection, make_url
-from sqlalchemy.ext.asyncio import create_async_engine
-from sqlalchemy.pool import NullPool
 
 from pb_headless.database.backends import Backend, backend_class, backend_for
 from pb_headless.migrations.errors import MigrationError
@@ -43,15 +42,12 @@ async def run_locked(database: Database, work: Callable[[Connection], T]) -> T:
 
 @contextlib.asynccontextmanager
 async def _connection(database: Database) -> AsyncIterator[Any]:
-    url = engine_url(database)
+    """A connection of the backend's one engine (no pool: it is closed at the end)."""
+    engine_url(database)  # refuses, saying why, a database that cannot be migrated
     backend = backend_for(database)
-    engine = create_async_engine(url, poolclass=NullPool, **backend.migration_engine_options())
-    backend.prepare_migration_engine(engine.sync_engine)
-    try:
-        async with engine.connect() as connection:
-            yield connection
-    finally:
-        await engine.dispose()
+    async with backend.engine().connect() as connection:
+        await connection.run_sync(backend.prepare_migration_connection)
+        yield connection
 
 
 def _with_lock(connection: Connection, backend: Backend, work: Callable[[Connection], T]) -> T:

@@ -15,10 +15,9 @@ from typing import Any
 
 import sqlalchemy as sa
 from databases import Database
-from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
-from sqlalchemy.pool import NullPool
+from sqlalchemy.ext.asyncio import AsyncEngine
 
-from pb_headless.database.backends import backend_for, backend_name
+from pb_headless.database.backends import Backend, backend_for
 from pb_headless.registry.compile import compile_objects
 from pb_headless.registry.declaration import Declaration, DeclarationError, check_declaration
 from pb_headless.registry.events import Events, OnServiceApiRegister, load_components
@@ -56,7 +55,7 @@ class ApiRegistry:
         self._code: dict[str, Declaration] = {}
         self._file: dict[str, Declaration] = {}
         self._sources: list[DeclarationProvider] = []
-        self._engines: dict[str, AsyncEngine] = {}
+        self._engines: dict[str, Backend] = {}  # the backends whose engine reflected, by URL
         self._firing = False
         self._component: str | None = None  # whose OnServiceApiRegister handler is running
         self.version = 0  # moves on every change made in this process
@@ -202,38 +201,15 @@ class ApiRegistry:
             await connection.run_sync(reflect)
 
     def _engine(self, database: Database) -> AsyncEngine:
-        key = str(database.url)
-        if key not in self._engines:
-            url = database.url
-            # `mysql+asyncmy://`: reflect with the host's own driver when SQLAlchemy has it async.
-            driver = backend_for(database).driver_url(url.driver) if backend_name(url.dialect) else url.scheme
-            # The URL's query holds `databases`' own options (min_size, max_size, pool_recycle, ssl,
-            # unix_socket), which SQLAlchemy would hand the driver as unknown keywords: the engine gets
-            # the bare URL and, of those options, the ones that concern the connection.
-            plain = url.replace(driver=None, query="")
-            bare = str(plain).replace(plain.scheme, driver, 1)
-            self._engines[key] = create_async_engine(
-                bare, poolclass=NullPool, connect_args=_connect_options(database)
-            )
-        return self._engines[key]
+        """The backend's one SQLAlchemy engine on the host's database (database/backends.py)."""
+        backend = backend_for(database)
+        self._engines[str(database.url)] = backend
+        return backend.engine()
 
     async def close(self) -> None:
-        for engine in self._engines.values():
-            await engine.dispose()
+        for backend in self._engines.values():
+            await backend.dispose_engine()
         self._engines.clear()
-
-
-def _connect_options(database: Database) -> dict[str, Any]:
-    """`ssl` and `unix_socket`, from the URL or the `Database(...)` keywords, read as `databases` does."""
-    options = {**database.url.options, **getattr(database, "options", {})}
-    chosen: dict[str, Any] = {}
-    ssl = options.get("ssl")
-    if ssl is not None:
-        chosen["ssl"] = {"true": True, "false": False}.get(ssl.lower(), ssl) if isinstance(ssl, str) else ssl
-    served = backend_name(database.url.dialect) is not None
-    if options.get("unix_socket") and served and backend_for(database).takes_unix_socket:
-        chosen["unix_socket"] = options["unix_socket"]
-    return chosen
 
 
 def _associations(inspector: Any, wanted: set[str], candidates: set[str]) -> set[str]:
