@@ -54,8 +54,8 @@ class Backend:
     # whole transaction (MariaDB), a lock held to the end of the transaction (PostgreSQL), or
     # neither, when every write transaction already takes the database's write lock (SQLite).
     unique_by_named_lock: ClassVar[bool] = False
-    takes_unix_socket: ClassVar[bool] = False  # the URL's `unix_socket` goes to the driver as is
     unique_by_transaction_lock: ClassVar[bool] = False
+    takes_unix_socket: ClassVar[bool] = False  # the URL's `unix_socket` goes to the driver as is
     tables_query: ClassVar[str]  # the names of the tables in the current schema
     table_exists_query: ClassVar[str]  # count(*) of tables called :name in the current schema
     # Writes (api/writes.py, api/batch_inserts.py).
@@ -191,17 +191,17 @@ class SQLiteBackend(Backend):
     tables_query = "SELECT name FROM sqlite_master WHERE type = 'table'"
     table_exists_query = "SELECT count(*) FROM sqlite_master WHERE type = 'table' AND name = :name"
 
-    async def lock_for_writing(self, write_first: Any) -> None:
-        # A deferred transaction that reads first would deadlock with a waiting writer; a write that
-        # matches no row takes the write lock so the second writer waits its turn instead.
-        await self.database.execute(write_first)
-
     def __init__(self, database: Database) -> None:
         super().__init__(database)
         # This process's writers queue here, first come first served, before asking for the write
         # lock: SQLite's own busy handler retries with growing sleeps, and under many writers one of
         # them can starve past the database time limit while the others keep winning the lock.
         self.writers = asyncio.Lock()
+
+    async def lock_for_writing(self, write_first: Any) -> None:
+        # A deferred transaction that reads first would deadlock with a waiting writer; a write that
+        # matches no row takes the write lock so the second writer waits its turn instead.
+        await self.database.execute(write_first)
 
     async def drop_indexes_over(self, table: str, column: str, prefix: str) -> list[str]:
         query = "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = :table"
