@@ -34,7 +34,7 @@ class ApiInfo:
 
 @dataclass(slots=True, unsafe_hash=True)  # read-only by convention, hashed as a frozen one would be
 class RequestContext:
-    backend: Backend  # the database: its handle, caches and capabilities (database/backends.py)
+    backend: Backend  # the database: its handle, caches and capabilities (database/backends/)
     api_root: str  # absolute address of the API, for links and `servers`
     principal: Principal
     snapshot: Snapshot  # the catalog and settings of the version this request read

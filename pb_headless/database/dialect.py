@@ -13,7 +13,7 @@ from sqlalchemy.sql.ddl import ExecutableDDLElement
 from pb_headless.database import internals
 
 CASEFOLD_FUNCTION = "pb_casefold"
-# URL scheme (as `databases` reads it) → the backend's name (database/backends.py): the one map.
+# URL scheme (as `databases` reads it) → the backend's name (database/backends/): the one map.
 # MariaDB answers as `mysql`.
 NAMES = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql",
          "mariadb": "mysql"}  # fmt: skip

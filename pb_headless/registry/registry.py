@@ -201,7 +201,7 @@ class ApiRegistry:
             await connection.run_sync(reflect)
 
     def _engine(self, database: Database) -> AsyncEngine:
-        """The backend's one SQLAlchemy engine on the host's database (database/backends.py)."""
+        """The backend's one SQLAlchemy engine on the host's database (database/backends/)."""
         backend = backend_for(database)
         self._engines[str(database.url)] = backend
         return backend.engine()

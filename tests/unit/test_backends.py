@@ -1,4 +1,4 @@
-"""One backend per host database, its facts by name and what it keeps (database/backends.py)."""
+"""One backend per host database, its facts by name and what it keeps (database/backends/)."""
 
 from __future__ import annotations
 

@@ -215,7 +215,7 @@ def test_dialect_names_are_compared_in_the_database_package_only():
     }
     found = {name: count for name, count in counts.items() if count}
     new = {name: count for name, count in found.items() if count > NOT_YET_MOVED.get(name, 0)}
-    assert not new, f"compare dialect names through the backend (database/backends.py) instead: {new}"
+    assert not new, f"compare dialect names through the backend (database/backends/) instead: {new}"
     moved = sorted(name for name in NOT_YET_MOVED if not found.get(name))
     assert not moved, f"no longer compares dialect names: take it off NOT_YET_MOVED: {moved}"
     fallen = {name: found[name] for name in NOT_YET_MOVED if 0 < found.get(name, 0) < NOT_YET_MOVED[name]}
