@@ -18,6 +18,7 @@ from pb_headless.auth import Principal
 from pb_headless.custom_routes import RouteDef
 from pb_headless.database.backends import Backend
 from pb_headless.database.caches import Caches
+from pb_headless.database.deadline import UnitOfWork
 from pb_headless.http.body import Body
 from pb_headless.ratelimit import RateDecision
 from pb_headless.state.snapshot import Snapshot
@@ -43,6 +44,7 @@ class RequestContext:
     info: ApiInfo
     data_version: int | None  # read with the token: which kept counts still hold
     changes: Any = None  # pb_headless.changes.ChangeHub: this instance's change log and streams
+    unit: UnitOfWork | None = None  # the request's unit of work: its connection, commit and answer
 
     @property
     def database(self) -> Database:

@@ -8,7 +8,7 @@ BEGIN, COMMIT and ROLLBACK are sent on the task's connection here rather than th
 COMMIT (its start and commit count the connection in and out around those awaits, with no way
 out in between). A connection whose BEGIN, COMMIT or ROLLBACK did not finish is closed, never
 reused (`connections.py`); a COMMIT the database did not confirm is an unknown outcome
-(`deadline.committing`, docs/writes.md).
+(`UnitOfWork.committing`, docs/writes.md).
 """
 
 from __future__ import annotations
@@ -23,16 +23,17 @@ from pb_headless.database import internals
 from pb_headless.database.backends import SQLiteBackend, backend_for
 from pb_headless.database.connections import discard, held_connection
 from pb_headless.database.database_errors import is_unavailable
-from pb_headless.database.deadline import OUTCOME_UNKNOWN, committing
+from pb_headless.database.deadline import OUTCOME_UNKNOWN, UnitOfWork, committing
 from pb_headless.errors import ServiceUnavailable
 from pb_headless.state.version import bump_data_version, bump_data_version_sql
 
 
 @contextlib.asynccontextmanager
-async def write_transaction(database: Database) -> AsyncIterator[None]:
+async def write_transaction(database: Database, unit: UnitOfWork | None) -> AsyncIterator[None]:
     """One write, all or nothing, that also moves the data version (so kept counts of every instance
-    go out of date in the same commit). SQLite takes its write lock up front (BEGIN IMMEDIATE): a
-    deferred transaction that reads first and writes later can deadlock against another writer."""
+    go out of date in the same commit); `unit`, the request's, learns how far its COMMIT got.
+    SQLite takes its write lock up front (BEGIN IMMEDIATE): a deferred transaction that reads first
+    and writes later can deadlock against another writer."""
     backend = backend_for(database)
     if not isinstance(backend, SQLiteBackend):
         async with held_connection(database) as connection:
@@ -40,7 +41,7 @@ async def write_transaction(database: Database) -> AsyncIterator[None]:
             async with _rolled_back_on_error(database, connection):
                 yield
                 await bump_data_version(database)
-            await _commit(database, connection)
+            await _commit(database, connection, unit)
         return
     # This process's SQLite writers take turns on the backend's queue (`SQLiteBackend.writers`).
     async with backend.writers, database.connection() as connection:
@@ -51,7 +52,7 @@ async def write_transaction(database: Database) -> AsyncIterator[None]:
         except BaseException:
             await _sqlite_run(connection, "ROLLBACK")
             raise
-        with committing():
+        with committing(unit):
             await _sqlite_run(connection, "COMMIT")
 
 
@@ -79,10 +80,10 @@ async def _rolled_back_on_error(database: Database, connection: Connection) -> A
         raise
 
 
-async def _commit(database: Database, connection: Connection) -> None:
+async def _commit(database: Database, connection: Connection, unit: UnitOfWork | None) -> None:
     """COMMIT; a connection lost under it leaves the outcome unknown, and the client is told so."""
     try:
-        with committing():
+        with committing(unit):
             await connection.execute("COMMIT")
     except Exception as error:
         discard(database, connection)
