@@ -149,6 +149,7 @@ def main(argv: list[str]) -> int:
         "workers": args.workers,
         "floor_workers": args.floor_workers,
         "cores": os.cpu_count(),
+        "driver": servers.mariadb_driver() if args.database == "mariadb" else None,
         "started": started,
     }
     text = report.table(results, reqs, meta) if results else ""
