@@ -236,8 +236,11 @@ def _run_system(
             if request.pb_only:
                 url, extra = load.prepared(request.label, url, token, prepared.expected)
             load.check(system, request.label, url, token, prepared.expected, extra)
+            clients = None
+            if system.name == "pb" and request.label in load.PER_CLIENT:
+                clients = asyncio.run(dataset.client_tokens(prepared.pb_url))
             result = load.measure(
-                system, request.label, url, token if request.authorized else None, plan, out, extra
+                system, request.label, url, token if request.authorized else None, plan, out, extra, clients
             )
             result["rss_idle_kib"] = idle
             results[request.label] = result
