@@ -124,8 +124,8 @@ async def client_tokens(url: str, count: int = CLIENTS) -> list[str]:
     database = Database(url)
     await database.connect()
     try:
-        store = TokenStore(database)
-        return [(await store.create(f"bench client {n}", ["articles.read"]))[1] for n in range(count)]
+        store, run = TokenStore(database), secrets.token_hex(4)  # names are unique: one set per run
+        return [(await store.create(f"bench client {run} {n}", ["articles.read"]))[1] for n in range(count)]
     finally:
         await database.disconnect()
 
