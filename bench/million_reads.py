@@ -21,7 +21,7 @@ from typing import cast
 from starlette.applications import Starlette
 
 from bench.host import create_app
-from bench.protocol import LIST, ROUND, call, measure, warm
+from bench.protocol import LIST, call, report
 from bench.servers import served_url
 
 
@@ -33,7 +33,11 @@ async def run(work: Path, times: int) -> None:
     async with site.router.lifespan_context(site):
         auth = {"Authorization": f"Bearer {prepared['pb_token']}", "Host": "127.0.0.1:8000"}
         deep_at = rows * 9 // 10
-        _, _, body = await call(app, LIST, f"limit=1&offset={deep_at - 1}", auth)
+        for _ in range(5):  # a cold deep page may pass the time limit while its keys are noted
+            status, _, body = await call(app, LIST, f"limit=1&offset={deep_at - 1}", auth)
+            if status == 200:
+                break
+            await asyncio.sleep(5)
         deep = json.loads(body)["meta"]["next_cursor"]
         requests = [
             ("list with its total", "limit=20", auth, 200),
@@ -42,14 +46,7 @@ async def run(work: Path, times: int) -> None:
             (f"offset={deep_at}", f"offset={deep_at}&limit=20", auth, 200),
             (f"cursor page after row {deep_at:,}", f"limit=20&after={deep}", auth, 200),
         ]
-        for _, query, headers, status in requests:
-            await warm(app, query, headers, status)
-        figures = await measure(app, requests, times)
-        driver = url.split("://")[0]
-        print(f"{driver}, {rows:,} rows, {times} requests each, one at a time, in rounds of {ROUND}")
-        print("| request | CPU µs/request | wall p50 µs |\n|---|---:|---:|")
-        for label, (cpu, wall) in figures.items():
-            print(f"| {label} | {cpu:.0f} | {wall:.0f} |")
+        await report(app, requests, times, f"{url.split('://')[0]}, {rows:,} rows")
 
 
 def main() -> None:
