@@ -165,7 +165,7 @@ def main(argv: list[str]) -> int:
 def _changes_section(database: str, out: Path | None) -> int:
     """The change log's cost and delays (bench/changes.py), printed as their own table."""
     print(f"[bench] the change log section on {database} …", file=sys.stderr)
-    text = report.changes_table(asyncio.run(changes.measure(database)))
+    text = changes.changes_table(asyncio.run(changes.measure(database)))
     if out is None:
         out = WORK / "results" / f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{database}-changes"
         out.mkdir(parents=True, exist_ok=True)

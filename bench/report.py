@@ -3,12 +3,9 @@ the machine's load average, and each target of the benchmark marked met or not."
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from bench.load import Request
-
-if TYPE_CHECKING:
-    from bench.changes import Figures
 
 SYSTEMS = ("pb", "pocketbase", "directus", "floor")
 NAMES = {"pb": "pb_headless", "pocketbase": "PocketBase", "directus": "Directus tuned", "floor": "floor"}
@@ -141,27 +138,6 @@ def targets(results: dict[str, dict[str, dict[str, Any]]], meta: dict[str, Any])
                 ),
             )
     return out
-
-
-def changes_table(figures: Figures) -> str:
-    """The change log section (bench/changes.py): what it adds to a write, and how fast changes reach
-    a stream and a webhook receiver."""
-    added = figures.create_with[0] - figures.create_without[0]
-    lines = [
-        f"Changes on {figures.database}: {figures.writes} creates through the API (in process) without and "
-        f"with the change log, {figures.writes} commits to a stream on loopback, {figures.hooks} commits "
-        "to a webhook receiver on loopback (the worker on its default timings)",
-        "",
-        "| measure | p50 ms | p99 ms |",
-        "|---|---:|---:|",
-        f"| create, change log off | {figures.create_without[0]:.2f} | {figures.create_without[1]:.2f} |",
-        f"| create, change log on | {figures.create_with[0]:.2f} | {figures.create_with[1]:.2f} |",
-        f"| commit → stream event | {figures.to_stream[0]:.1f} | {figures.to_stream[1]:.1f} |",
-        f"| commit → webhook arrives | {figures.to_webhook[0]:.0f} | {figures.to_webhook[1]:.0f} |",
-        "",
-        f"- the change log adds {added:+.2f} ms to a create's p50 ({added / figures.create_without[0]:+.0%})",
-    ]
-    return "\n".join(lines) + "\n"
 
 
 def main(directory: str) -> None:
