@@ -26,6 +26,7 @@ from starlette.types import Message, Receive, Scope, Send
 
 from pb_headless.api.addresses import Match, check_not_shadowing, match
 from pb_headless.api.batch_operations import operation_count
+from pb_headless.api.body import MAX_BODY_BYTES, Body, BodyTimeout, read_body, replaying
 from pb_headless.api.context import ApiInfo, RequestContext
 from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import health
@@ -49,7 +50,6 @@ from pb_headless.errors import (
     ServiceUnavailable,
     error_response,
 )
-from pb_headless.http.body import MAX_BODY_BYTES, Body, BodyTimeout, read_body, replaying
 from pb_headless.http.paths import route_path
 from pb_headless.http.responses import empty_response
 from pb_headless.proxies import TrustedProxies, rate_key

@@ -14,10 +14,10 @@ from typing import Any
 
 from databases import Database
 
+from pb_headless.api.body import Body
 from pb_headless.auth import Principal
 from pb_headless.custom_routes import RouteDef
 from pb_headless.database.caches import Caches
-from pb_headless.http.body import Body
 from pb_headless.ratelimit import RateDecision
 from pb_headless.state.snapshot import Snapshot
 
