@@ -43,4 +43,5 @@ class RequestContext:
     info: ApiInfo
     caches: Caches  # what the API object keeps between requests (database/caches.py)
     data_version: int | None  # read with the token: which kept counts still hold
-    changes: Any = None  # pb_headless.changes.ChangeHub: this instance's change log and streams
+    changes: Any = None  # pb_headless.changes.TriggerSync: the change log's triggers, and what they cover
+    streams: Any = None  # pb_headless.changes.StreamHub: this instance's live streams

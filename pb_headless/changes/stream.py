@@ -3,7 +3,7 @@ client listens, the token stays good and the server runs.
 
 The stream reads its own entries from its own cursor (the feed's `read_page`), so what it sends is
 exactly what the feed would answer, in order and once; it is only told *when* to read, by the
-instance's one poll of the log (`ChangeHub`). It holds no database connection while it waits.
+instance's one poll of the log (`StreamHub`). It holds no database connection while it waits.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from starlette.responses import Response
 from starlette.types import Receive, Scope, Send
 
 from pb_headless.changes.feed import FeedPage, Reader, read_page, render_page
-from pb_headless.changes.hub import ChangeHub
+from pb_headless.changes.hub import StreamHub
 from pb_headless.http.responses import json_bytes
 
 log = logging.getLogger("pb_headless")
@@ -54,7 +54,7 @@ class StreamSession:
 
     def __init__(
         self,
-        hub: ChangeHub,
+        hub: StreamHub,
         reader: Reader,
         since: int,
         wake: asyncio.Event,

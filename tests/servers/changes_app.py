@@ -32,7 +32,7 @@ async def ready(request: Request) -> PlainTextResponse:
 
 
 async def streams(request: Request) -> PlainTextResponse:
-    return PlainTextResponse(str(api.changes.open_streams))
+    return PlainTextResponse(str(api.streams.open_streams))
 
 
 app = Starlette(
