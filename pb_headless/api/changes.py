@@ -16,12 +16,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pb_headless.api.context import RequestContext
+from pb_headless.api.event_stream import EventStream
 from pb_headless.api.handling import applied_handling
 from pb_headless.api.object_check import reached_object, require_scope
 from pb_headless.changes.cursor import decode_cursor, encode_cursor
 from pb_headless.changes.feed import Reader, read_page
 from pb_headless.changes.hub import StreamHub
-from pb_headless.changes.stream import EventStream, StreamSession
+from pb_headless.changes.stream import StreamSession
 from pb_headless.errors import ApiError, CursorExpired, MethodNotAllowed, NotFound, ValidationFailed
 from pb_headless.http.exit_signal import close_on_server_exit
 from pb_headless.http.responses import OBJECT_CACHING, json_response
