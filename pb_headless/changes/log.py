@@ -3,8 +3,9 @@ docs/architecture.md "The change log").
 
 Written by the database: triggers on every published table (their SQL is the backend's,
 database/change_triggers.py) record each committed create, update and delete. Read by the feed and
-the stream (changes/feed.py, changes/hub.py), by the webhooks' fan-out (webhooks/outbox.py) and by
-lists' tags (changes/positions.py), all through this object.
+the stream (changes/feed.py, changes/hub.py) and by the webhooks' fan-out (webhooks/outbox.py),
+all through this object; lists' tags read each table's latest position with one compiled statement
+of their own (changes/positions.py), which takes no entry and so needs no rule.
 
 The one rule every reader follows: read the head first, then entries at or below it. A trigger takes
 its position by moving the head row, which stays locked until its transaction ends, so a writer that
