@@ -18,6 +18,7 @@ from pb_headless.api.body import Body
 from pb_headless.auth import Principal
 from pb_headless.custom_routes import RouteDef
 from pb_headless.database.caches import Caches
+from pb_headless.database.deadline import UnitOfWork
 from pb_headless.ratelimit import RateDecision
 from pb_headless.state.snapshot import Snapshot
 
@@ -45,3 +46,4 @@ class RequestContext:
     data_version: int | None  # read with the token: which kept counts still hold
     changes: Any = None  # pb_headless.changes.TriggerSync: the change log's triggers, and what they cover
     streams: Any = None  # pb_headless.changes.StreamHub: this instance's live streams
+    unit: UnitOfWork | None = None  # the request's unit of work: its connection, commit and answer
