@@ -41,7 +41,6 @@ from sqlalchemy.schema import CreateIndex
 from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ApiTab, ConstructorTable
 from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.backends import backend_for
-from pb_headless.database.change_head import drop_change_triggers
 from pb_headless.database.dialect import dialect_name, run_ddl
 
 log = logging.getLogger("pb_headless")
@@ -170,8 +169,8 @@ async def drop_indexes_on(database: Database, table: str, column: str) -> None:
     """Before a column is dropped: SQLite refuses to drop a column an index uses, so the implied
     indexes over it go first (PostgreSQL and MariaDB drop or shrink such indexes themselves); the
     change log's triggers name columns on SQLite and MariaDB, so they go too, to be made again at the
-    next publication (database/change_head.py)."""
-    await drop_change_triggers(database, table)
+    next publication (database/change_triggers.py)."""
+    await backend_for(database).change_log_triggers.drop_naming_columns(table)
     if dialect_name(database) != "sqlite":
         return
     # Its triggers name the column; it is made again at the next publication.

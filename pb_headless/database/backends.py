@@ -13,11 +13,14 @@ a backend; the rest of the dialect branches are listed in tests/unit/test_import
 
 from __future__ import annotations
 
+import functools
 from typing import Any, ClassVar
 from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
 from databases import Database
+
+from pb_headless.database import change_triggers
 
 # URL scheme (as `databases` reads it) → the backend's name. MariaDB answers as `mysql`.
 _NAMES = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql",
@@ -66,6 +69,11 @@ class Backend:
     async def table_exists(self, name: str) -> bool:
         return bool(await self.database.fetch_val(self.table_exists_query, {"name": name}))
 
+    @functools.cached_property
+    def change_log_triggers(self) -> change_triggers.ChangeTriggers:
+        """The change log's triggers as this database writes them (database/change_triggers.py)."""
+        raise NotImplementedError
+
 
 class SQLiteBackend(Backend):
     name = "sqlite"
@@ -78,6 +86,10 @@ class SQLiteBackend(Backend):
         # A deferred transaction that reads first would deadlock with a waiting writer; a write that
         # matches no row takes the write lock so the second writer waits its turn instead.
         await self.database.execute(write_first)
+
+    @functools.cached_property
+    def change_log_triggers(self) -> change_triggers.ChangeTriggers:
+        return change_triggers.sqlite_triggers(self.database)
 
 
 class PostgreSQLBackend(Backend):
@@ -94,6 +106,10 @@ class PostgreSQLBackend(Backend):
     def lock_due_rows(self, query: sa.Select, table: sa.Table) -> sa.Select:
         return query.with_for_update(skip_locked=True, of=table)  # not the rows its subqueries read
 
+    @functools.cached_property
+    def change_log_triggers(self) -> change_triggers.ChangeTriggers:
+        return change_triggers.postgresql_triggers(self.database)
+
 
 class MariaDBBackend(Backend):
     name = "mysql"
@@ -108,6 +124,10 @@ class MariaDBBackend(Backend):
 
     def lock_due_rows(self, query: sa.Select, table: sa.Table) -> sa.Select:
         return query.with_for_update(skip_locked=True)  # MariaDB knows no `OF`
+
+    @functools.cached_property
+    def change_log_triggers(self) -> change_triggers.ChangeTriggers:
+        return change_triggers.mariadb_triggers(self.database)
 
 
 _BACKENDS: dict[str, type[Backend]] = {

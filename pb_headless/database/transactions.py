@@ -26,8 +26,8 @@ from pb_headless.database.connections import discard, held_connection
 from pb_headless.database.database_errors import is_unavailable
 from pb_headless.database.deadline import OUTCOME_UNKNOWN, UnitOfWork, committing
 from pb_headless.database.dialect import dialect_name
+from pb_headless.database.shared_version import bump_data_version, bump_data_version_sql
 from pb_headless.errors import ServiceUnavailable
-from pb_headless.state.version import bump_data_version, bump_data_version_sql
 
 # SQLite writers of one process queue here, first come first served, before asking for the write
 # lock: SQLite's own busy handler retries with growing sleeps, and under many writers one of them can
