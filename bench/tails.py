@@ -100,7 +100,7 @@ WATCHED = (  # (module, object or None, coroutine function, label)
     ("pb_headless.tokens.store", "TokenStore", "touch", "token use written"),
     ("pb_headless.webhooks.worker", "WebhookWorker", "run_once", "webhook worker step"),
     ("pb_headless.database.totals", "Totals", "_count", "count taken"),
-    ("pb_headless.changes.hub", "ChangeHub", "_prune", "change log pruned"),
+    ("pb_headless.changes.sync", "TriggerSync", "_prune", "change log pruned"),
 )
 
 

@@ -8,7 +8,7 @@ from collections.abc import Callable, Mapping
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.state import bump_version
+from pb_headless.database.shared_version import bump_version
 from pb_headless.tables import DEFAULT_SETTINGS
 from pb_headless.tables import settings as settings_table
 

@@ -26,11 +26,12 @@ from starlette.types import Message, Receive, Scope, Send
 
 from pb_headless.api.addresses import Match, check_not_shadowing, match
 from pb_headless.api.batch_operations import operation_count
+from pb_headless.api.body import MAX_BODY_BYTES, Body, BodyTimeout, read_body, replaying
 from pb_headless.api.context import ApiInfo, RequestContext
 from pb_headless.api.dispatch import dispatch
 from pb_headless.api.service import HEALTH_TIMEOUT, health
 from pb_headless.auth import Authenticator, UserLoader
-from pb_headless.changes import ChangeHub, follow_catalog
+from pb_headless.changes import ChangeLog, StreamHub, TriggerSync
 from pb_headless.changes.hub import MAX_STREAMS
 from pb_headless.custom_routes import collect_routes
 from pb_headless.database.accelerators import accelerator_of, reads_inline
@@ -47,7 +48,6 @@ from pb_headless.errors import (
     ServiceUnavailable,
     error_response,
 )
-from pb_headless.http.body import MAX_BODY_BYTES, Body, BodyTimeout, read_body, replaying
 from pb_headless.http.paths import route_path
 from pb_headless.http.responses import empty_response
 from pb_headless.proxies import TrustedProxies, rate_key
@@ -126,7 +126,9 @@ class HeadlessAPI:
         self.info = ApiInfo(title, self.version, self.routes)
         self._roots: dict[tuple[Any, ...], str] = {}
         self.webhooks = _webhook_worker(database, self.snapshot, webhooks)
-        self.changes = ChangeHub(database, self.authenticator, enabled=change_log, max_streams=max_streams)
+        self.change_log = ChangeLog(self.backend)  # the one owner of the log's triggers and reads
+        self.changes = TriggerSync(self.change_log, enabled=change_log)
+        self.streams = StreamHub(self.change_log, self.authenticator, max_streams=max_streams)
         prepare(database)
 
     @property
@@ -147,14 +149,14 @@ class HeadlessAPI:
             await install(self.database)
         snapshot = await self.snapshot()
         await check_narrowings(self.database, snapshot.catalog)
-        await follow_catalog(self.changes, snapshot)
+        await self.changes.follow_catalog(snapshot)
         if self.webhooks is not None:
             self.webhooks.start()
 
     async def shutdown(self) -> None:
         """Close what the API opened itself: the change streams, the webhook worker, the Redis
         connection pool, the reflection engine."""
-        self.changes.close()
+        self.streams.close()
         if self.webhooks is not None:
             await self.webhooks.stop()
         close = getattr(self.rate_limiter, "aclose", None)
@@ -296,7 +298,7 @@ class HeadlessAPI:
     ) -> Response:
         authentication = await self.authenticator.authenticate(request.headers, _recorder(request.scope))
         if self.changes.due(authentication.snapshot.version):  # DDL only when the version moved
-            await follow_catalog(self.changes, authentication.snapshot)
+            await self.changes.follow_catalog(authentication.snapshot)
         context = RequestContext(
             backend=self.backend,
             api_root=self.api_root(request),
@@ -307,6 +309,7 @@ class HeadlessAPI:
             info=self.info,
             data_version=authentication.data_version,
             changes=self.changes,
+            streams=self.streams,
             unit=unit,
         )
         return await dispatch(context, request, found)

@@ -14,12 +14,12 @@ from typing import Any
 
 from databases import Database
 
+from pb_headless.api.body import Body
 from pb_headless.auth import Principal
 from pb_headless.custom_routes import RouteDef
 from pb_headless.database.backends import Backend
 from pb_headless.database.caches import Caches
 from pb_headless.database.deadline import UnitOfWork
-from pb_headless.http.body import Body
 from pb_headless.ratelimit import RateDecision
 from pb_headless.state.snapshot import Snapshot
 
@@ -43,7 +43,8 @@ class RequestContext:
     body: Body  # read before any connection was taken
     info: ApiInfo
     data_version: int | None  # read with the token: which kept counts still hold
-    changes: Any = None  # pb_headless.changes.ChangeHub: this instance's change log and streams
+    changes: Any = None  # pb_headless.changes.TriggerSync: the change log's triggers, and what they cover
+    streams: Any = None  # pb_headless.changes.StreamHub: this instance's live streams
     unit: UnitOfWork | None = None  # the request's unit of work: its connection, commit and answer
 
     @property

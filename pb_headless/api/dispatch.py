@@ -11,12 +11,12 @@ from starlette.responses import Response
 from pb_headless.api import reads, writes
 from pb_headless.api.addresses import READ_METHODS, Match
 from pb_headless.api.batch import batch_endpoint
+from pb_headless.api.changes import changes_endpoint
 from pb_headless.api.context import RequestContext
-from pb_headless.api.service import SERVICE, reachable
-from pb_headless.changes.endpoints import changes_endpoint
+from pb_headless.api.object_check import reached_object, require_scope
+from pb_headless.api.service import SERVICE
 from pb_headless.custom_routes import run_endpoint
-from pb_headless.errors import Forbidden, MethodNotAllowed, NotFound, UnknownObject
-from pb_headless.http.responses import OBJECT_CACHING
+from pb_headless.errors import MethodNotAllowed, NotFound
 from pb_headless.idempotency.requests import Claim, once
 from pb_headless.operations import Operation
 from pb_headless.registry import ObjectSpec
@@ -49,18 +49,12 @@ async def dispatch(context: RequestContext, request: Request, found: Match) -> R
 
 async def _object(context: RequestContext, request: Request, found: Match) -> Response:
     principal = context.principal
-    spec = context.snapshot.catalog.get(found.name)
-    if spec is None or not reachable((spec,), principal):
-        raise UnknownObject(
-            f"There is no object named '{found.name}'.", headers={"Cache-Control": OBJECT_CACHING}
-        )
+    spec = reached_object(context.snapshot.catalog, principal, found.name)
     method = "GET" if request.method == "HEAD" else request.method
     operation = Operation.addressed_by(found.kind, method)
     if operation is None or operation not in spec.operations:
         raise MethodNotAllowed([*Operation.allowed_methods(found.kind, spec.operations), "OPTIONS"])
-    required = spec.scope_for(operation)
-    if not principal.has_scope(required):
-        raise Forbidden(required)
+    require_scope(principal, spec.scope_for(operation))
     handler = HANDLERS[operation]
     if operation is Operation.CREATE:  # a POST a client may send again with its Idempotency-Key
 

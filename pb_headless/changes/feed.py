@@ -15,7 +15,7 @@ from typing import Any
 from databases import Database
 
 from pb_headless.changes.cursor import encode_cursor
-from pb_headless.changes.log import Change, bounds, latest_per_row, unmoved_rows
+from pb_headless.changes.log import Change, ChangeLog
 from pb_headless.database import oneoff
 from pb_headless.errors import CursorExpired
 from pb_headless.query.compiler import compile_selected
@@ -36,9 +36,10 @@ class FeedPage:
 
 @dataclass(frozen=True, slots=True)
 class Reader:
-    """What a page is read with: the database, the object as compiled now, `fields` and `with`, and
-    the filters and search of a filtered feed (`selection`, None for none)."""
+    """What a page is read with: the change log, the database, the object as compiled now, `fields`
+    and `with`, and the filters and search of a filtered feed (`selection`, None for none)."""
 
+    log: ChangeLog
     database: Database
     dialect: str
     spec: ObjectSpec
@@ -57,21 +58,17 @@ Render = Callable[[Reader, Change], Awaitable[dict[str, Any]]]
 async def read_page(reader: Reader, since: int, limit: int) -> FeedPage:
     """The entries after `since`, one per row (its latest change), at most `limit`; 410 when the log
     was pruned past `since`."""
-    edges = await bounds(reader.database)
+    edges = await reader.log.bounds()
     if since < edges.pruned:
         raise CursorExpired()
     spec = reader.spec
-    found = await latest_per_row(reader.database, spec.table.name, since, edges.head, limit + 1, spec.name)
+    found = await reader.log.latest_per_row(spec.table.name, since, edges.head, limit + 1, spec.name)
     has_more = len(found) > limit
     found = found[:limit]
     rendered = await render_page(reader, since, found, render_entry, pause=True)
     # Without more to read, everything up to the head was seen, whichever table it belonged to.
     following = found[-1].position if has_more else max(since, edges.head)
     return FeedPage([entry for _, entry in rendered], following, has_more, [at for at, _ in rendered])
-
-
-async def head_position(database: Database) -> int:
-    return (await bounds(database)).head
 
 
 async def render_page(
@@ -165,7 +162,7 @@ async def outside_since(reader: Reader, since: int, unselected: Sequence[Change]
         upto = max(c.position for c in several)
         keys = [c.key for c in several]
         outside.update(
-            await unmoved_rows(reader.database, reader.spec.table.name, name, since, upto, keys, columns)
+            await reader.log.unmoved_rows(reader.spec.table.name, name, since, upto, keys, columns)
         )
     return outside
 

@@ -1,29 +1,19 @@
-"""One instance's part of the change log: its triggers kept in step with the catalog, its one poll of
-the log for all its open streams (whose entries the streams that are caught up share, `recent.py`),
-the bounds on streams per token and per instance, the one lane in which streams read a backlog,
-pruning now and then, and ending every stream when the server shuts down."""
+"""One instance's live streams: its one poll of the change log for all of them (whose entries the
+streams that are caught up share, `recent.py`), the bounds on streams per token and per instance, and
+the one lane in which streams read a backlog. `close` ends every stream (the server's shutdown,
+pb_headless/http/exit_signal.py)."""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
 import logging
-import signal
-import threading
-import time
-import weakref
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
-import sqlalchemy as sa
-from databases import Database
-
-from pb_headless.changes.log import bounds, entries_between
+from pb_headless.changes.log import ChangeLog
 from pb_headless.changes.recent import RecentChanges
-from pb_headless.changes.retention import prune, retention_days
-from pb_headless.changes.triggers import Tables, sync_triggers
 from pb_headless.errors import RateLimited, ServiceUnavailable
-from pb_headless.tables import changes
 
 log = logging.getLogger("pb_headless")
 
@@ -32,36 +22,26 @@ MAX_STREAMS_PER_TOKEN = 5
 MAX_STREAMS = 100  # open streams per instance (HeadlessAPI's `max_streams`); past it: 503
 FULL_RETRY_AFTER = 15  # seconds a stream refused for the instance's bound is told to wait
 POLL_READ = 2000  # entries one poll reads for all streams; a longer burst is read by each stream
-PRUNE_EVERY = 3600.0  # seconds; the first run comes one period after the instance starts
-
-_HUBS: weakref.WeakSet[ChangeHub] = weakref.WeakSet()
 
 
-class ChangeHub:
-    """Created by `HeadlessAPI`; `enabled=False` (the `change_log` option) installs no trigger."""
+class StreamHub:
+    """Created by `HeadlessAPI`, one per instance."""
 
     def __init__(
         self,
-        database: Database,
+        change_log: ChangeLog,
         authenticator: Any,
         *,
-        enabled: bool = True,
         poll_interval: float = POLL_INTERVAL,
         max_streams: int = MAX_STREAMS,
     ) -> None:
         if max_streams < 1:
             raise ValueError("max_streams is at least 1")
-        self.database = database
+        self.log = change_log
         self.authenticator = authenticator  # pb_headless.auth.Authenticator: streams re-check their token
-        self.enabled = enabled
         self.poll_interval = poll_interval
         self.max_streams = max_streams
         self.closing = False
-        self._synced: Any = None
-        # The tables whose triggers the last sync saw in place: their rows' changes all reach the log,
-        # so a list of them may take its ETag from the log (api/list_tags.py).
-        self.covered: frozenset[str] = frozenset()
-        self._sync_lock = asyncio.Lock()
         self._streams: dict[int, int] = {}  # token id → open streams on this instance
         self._waiters: dict[str, set[asyncio.Event]] = {}  # table → one event per open stream
         self.recent = RecentChanges()  # what the last polls read, for the streams caught up
@@ -69,38 +49,7 @@ class ChangeHub:
         # more than this one lane of the instance's time (stream.py paces each page).
         self.replay_lane = asyncio.Semaphore(1)
         self._poller: asyncio.Task[None] | None = None
-        self._next_prune = time.monotonic() + PRUNE_EVERY
-        self._pruning: asyncio.Task[int] | None = None
-        _HUBS.add(self)
 
-    # -- triggers and pruning, once per catalog version ------------------------------------------
-    def due(self, version: Any) -> bool:
-        """Whether `follow` has anything to do for this catalog version: the version moved, or pruning
-        may be due. A plain check, so that a request whose version did not move (nearly all of them)
-        makes no coroutine for it."""
-        return self.enabled and (self._synced != version or time.monotonic() >= self._next_prune)
-
-    async def follow(self, version: Any, tables: Tables, settings: Mapping[str, str]) -> None:
-        """Install and remove triggers when the catalog version moved; start pruning when it is due."""
-        if not self.enabled:
-            return
-        if self._synced != version:
-            async with self._sync_lock:
-                if self._synced != version:
-                    self.covered = await sync_triggers(self.database, tables)
-                    self._synced = version
-        if time.monotonic() >= self._next_prune and (self._pruning is None or self._pruning.done()):
-            self._next_prune = time.monotonic() + PRUNE_EVERY
-            self._pruning = asyncio.create_task(self._prune(retention_days(dict(settings))))
-
-    async def _prune(self, days: int) -> int:
-        try:
-            return await prune(self.database, days)
-        except Exception:  # the next run tries again; a request must never fail for it
-            log.warning("pb_headless: pruning the change log failed", exc_info=True)
-            return 0
-
-    # -- open streams ------------------------------------------------------------------------------
     @property
     def open_streams(self) -> int:
         """How many streams this instance is serving now."""
@@ -156,7 +105,7 @@ class ChangeHub:
         head: int | None = None
         while self._waiters and not self.closing:
             try:
-                now = (await bounds(self.database)).head
+                now = (await self.log.bounds()).head
                 if head is None:
                     self.recent.advance(now, now, list(self._waiters), [])
                 elif now > head:
@@ -169,10 +118,10 @@ class ChangeHub:
     async def _read_new(self, after: int, head: int) -> set[str]:
         """The followed tables that moved in `(after, head]`, their entries kept in `recent`."""
         tables = list(self._waiters)
-        read = await entries_between(self.database, after, head, POLL_READ + 1, tables)
+        read = await self.log.entries_between(after, head, POLL_READ + 1, tables)
         if len(read) > POLL_READ:  # a burst: each stream reads its own, paced
             self.recent.advance(after, head, tables, None)
-            return await _moved_tables(self.database, after, head)
+            return await self.log.moved_tables(after, head)
         self.recent.advance(after, head, tables, read)
         return {change.table for change in read}
 
@@ -180,47 +129,3 @@ class ChangeHub:
         for table in tables:
             for event in self._waiters.get(table, ()):
                 event.set()
-
-
-async def _moved_tables(database: Database, after: int, head: int) -> set[str]:
-    query = (
-        sa.select(changes.c.table_name)
-        .where(changes.c.position > after, changes.c.position <= head)
-        .distinct()
-    )
-    return {row[0] for row in await database.fetch_all(query)}
-
-
-def close_all_streams() -> None:
-    """Every instance's streams end: what the server's shutdown signal calls (`watch_server_exit`)."""
-    try:
-        loop: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-    except RuntimeError:
-        loop = None
-    for hub in list(_HUBS):
-        if loop is not None:
-            loop.call_soon_threadsafe(hub.close)
-        else:
-            hub.close()
-
-
-def watch_server_exit() -> None:
-    """Servers such as uvicorn wait for open responses to finish before they tell the app to shut
-    down, and a stream never finishes by itself: so the process's SIGTERM and SIGINT handlers (the
-    server's) are wrapped once, to end every stream before the server's own handler runs."""
-    if threading.current_thread() is not threading.main_thread():
-        return
-    for number in (signal.SIGTERM, signal.SIGINT):
-        current = signal.getsignal(number)
-        if not callable(current) or getattr(current, "pb_headless_wrapped", False):
-            continue
-        signal.signal(number, _ending_streams_first(current))
-
-
-def _ending_streams_first(handler: Callable[[int, Any], Any]) -> Callable[[int, Any], Any]:
-    def handle(number: int, frame: Any) -> Any:
-        close_all_streams()
-        return handler(number, frame)
-
-    handle.pb_headless_wrapped = True  # type: ignore[attr-defined]
-    return handle

@@ -17,8 +17,8 @@ from typing import Any
 import sqlalchemy as sa
 from databases import Database
 
-from pb_headless.changes.triggers import PRUNED_ID
 from pb_headless.database.caches import Caches
+from pb_headless.database.change_triggers import PRUNED_ID
 from pb_headless.database.statements import FetchedRow, fetch_fixed_built
 from pb_headless.tables import changes, state
 

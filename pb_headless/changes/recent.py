@@ -1,7 +1,7 @@
 """What the instance's one poll of the change log read lately, shared by the streams that are caught up.
 
 Each poll reads the entries that committed since the previous one, for every table a stream follows,
-in one statement (`ChangeHub._poll`). A stream whose cursor is at or past where this memory begins
+in one statement (`StreamHub._poll`). A stream whose cursor is at or past where this memory begins
 for its table takes its next entries from here instead of reading the log itself, and a record is
 rendered once per tick for every stream that shows it the same way: 600 streams of one object cost
 one read of the log and one read of each changed row, not 600 of each. A stream that is further

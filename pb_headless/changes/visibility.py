@@ -16,16 +16,16 @@ from __future__ import annotations
 
 import hashlib
 import logging
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 import sqlalchemy as sa
-from sqlalchemy.dialects import mysql, postgresql, sqlite
+from sqlalchemy.dialects import sqlite
 from sqlalchemy.engine import Dialect
 from sqlalchemy.sql import visitors
 
+from pb_headless.database.change_triggers import ChangeTriggers, Recorded
 from pb_headless.registry import ObjectSpec
 
 log = logging.getLogger("pb_headless")
@@ -44,7 +44,7 @@ class View:
 @dataclass(frozen=True, slots=True)
 class WatchedTable:
     """A published table as its triggers see it: its key column and the objects that publish it.
-    Without views (a bare table name given to `ChangeHub.follow`), the triggers record no visibility."""
+    Without views (a bare table name given to `TriggerSync.follow`), the triggers record no visibility."""
 
     key: str
     views: tuple[View, ...] = ()
@@ -118,14 +118,7 @@ def _literal_sql(element: sa.ClauseElement, dialect: Dialect) -> str:
     return str(element.compile(dialect=dialect, compile_kwargs={"literal_binds": True}))
 
 
-def plain_dialect(name: str) -> Dialect:
-    """The dialect the triggers' SQL is written for: with named parameters, so that a literal `%`
-    stays one `%` (the statement's own text is then handled as `databases` handles any)."""
-    module = {"postgresql": postgresql, "mysql": mysql}.get(name, sqlite)
-    return module.dialect(paramstyle="named")
-
-
-def seen_sql(dialect: Dialect, watched: WatchedTable, row: str) -> str | None:
+def seen_sql(triggers: ChangeTriggers, watched: WatchedTable, row: str) -> str | None:
     """SQL giving the `|name|` of each object that serves `row` (`OLD`, `NEW`, or `($1)` in PostgreSQL's
     dynamic statement); None when the table has no views (nothing recorded). A view whose condition
     cannot be written as a literal is judged by the publication rule (or taken as serving every row)."""
@@ -134,13 +127,9 @@ def seen_sql(dialect: Dialect, watched: WatchedTable, row: str) -> str | None:
     parts = []
     for view in watched.views:
         marker = _string_literal(f"{SEPARATOR}{view.name}{SEPARATOR}")
-        condition = _row_condition(dialect, watched, view, row)
+        condition = _row_condition(triggers.sql_dialect, watched, view, row)
         parts.append(marker if condition is None else f"CASE WHEN {condition} THEN {marker} ELSE '' END")
-    if len(parts) == 1:
-        return parts[0]
-    if dialect.name in ("mysql", "mariadb"):
-        return f"CONCAT({', '.join(parts)})"
-    return " || ".join(f"({part})" for part in parts)
+    return parts[0] if len(parts) == 1 else triggers.joined(parts)
 
 
 def _row_condition(dialect: Dialect, watched: WatchedTable, view: View, row: str) -> str | None:
@@ -167,18 +156,14 @@ def _string_literal(text: str) -> str:
     return "'" + text.replace("'", "''") + "'"
 
 
-def rule_digest(dialect: Dialect, watched: WatchedTable) -> str:
-    """What the triggers' names carry of the rules, so that a rule that changed makes new triggers."""
-    rules = "\0".join(seen_sql(dialect, watched, row) or "" for row in ("OLD", "NEW"))
-    return hashlib.sha1(rules.encode()).hexdigest()[:8] if rules.strip("\0") else ""
-
-
-# A colon before a word would read as a bind parameter where `databases` runs the statement as text.
-_BIND_LIKE = re.compile(r"(?<![:\w\\]):(?=\w)")
-
-
-def escape_colons(statement: str) -> str:
-    return _BIND_LIKE.sub(r"\\:", statement)
+def recorded_sql(triggers: ChangeTriggers, watched: WatchedTable) -> tuple[Recorded, str]:
+    """What the table's triggers record, as the database's SQL, and the digest of the rules that their
+    names carry (so that a rule that changed makes new triggers)."""
+    old, new = seen_sql(triggers, watched, "OLD"), seen_sql(triggers, watched, "NEW")
+    rules = f"{old or ''}\0{new or ''}"
+    digest = hashlib.sha1(rules.encode()).hexdigest()[:8] if rules.strip("\0") else ""
+    argument = seen_sql(triggers, watched, "($1)")
+    return Recorded(watched.key, watched.tracked, old, new, argument), digest
 
 
 def is_seen_by(seen: str | None, name: str) -> bool:

@@ -39,7 +39,6 @@ from databases import Database
 from pb_headless.constructor.model import PRIMARY_KEY, PUBLISHED, ApiTab, ConstructorTable
 from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.backends import Backend, backend_class, backend_for
-from pb_headless.database.change_head import drop_change_triggers
 
 log = logging.getLogger("pb_headless")
 
@@ -151,9 +150,9 @@ async def drop_indexes_on(database: Database, table: str, column: str) -> None:
     """Before a column is dropped: SQLite refuses to drop a column an index uses, so the implied
     indexes over it go first (PostgreSQL and MariaDB drop or shrink such indexes themselves); the
     change log's triggers name columns on SQLite and MariaDB, so they go too, to be made again at the
-    next publication (database/change_head.py)."""
-    await drop_change_triggers(database, table)
+    next publication (database/change_triggers.py)."""
     backend = backend_for(database)
+    await backend.change_log_triggers.drop_naming_columns(table)
     if backend.drops_indexes_with_column:
         return
     # Its triggers name the column; it is made again at the next publication.

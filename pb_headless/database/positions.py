@@ -9,7 +9,7 @@ over.
 The noted keys are exact only while the data is as it was. Each database's accelerator gives a
 version that moves with every commit that may change the rows, whoever makes it: SQLite's
 `PRAGMA data_version` (database/sqlite/accelerator.py); on PostgreSQL and MariaDB the change log's
-head together with the identity of the table's change-log triggers (database/change_head.py). The
+head together with the identity of the table's change-log triggers (database/change_triggers.py). The
 keys are kept with the version read before they were noted, and the version is read again after the
 page (only then, for keys noted earlier): head and data version only grow, so the same version after
 the page means nothing was committed between the noting and the page, and the page is the one the

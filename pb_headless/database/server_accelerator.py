@@ -2,7 +2,7 @@
 
 The keys are noted and used as on SQLite (database/positions.py); what tells that the rows are as
 they were is the change log's head with the identity of the table's triggers
-(database/change_head.py), read before the keys are noted and again after the page. A table
+(database/change_triggers.py), read before the keys are noted and again after the page. A table
 without a working change-log trigger (the change log turned off, the trigger refused) is read the
 ordinary way, through the deferred join. Everything else is the plain accelerator's.
 """
@@ -15,7 +15,7 @@ from typing import Any
 from databases import Database
 
 from pb_headless.database.accelerator import Accelerator, DeepPageStatements
-from pb_headless.database.change_head import read_version
+from pb_headless.database.backends import backend_for
 from pb_headless.database.positions import Positions
 
 
@@ -36,6 +36,6 @@ class ServerAccelerator(Accelerator):
         pk: str,
     ) -> Sequence[Any] | None:
         async def version() -> Hashable | None:
-            return await read_version(database, table, pk)
+            return await backend_for(database).change_log_triggers.version(table)
 
         return await self.positions.page(database, version, statements, values, pk)

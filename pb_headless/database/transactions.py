@@ -24,8 +24,8 @@ from pb_headless.database.backends import SQLiteBackend, backend_for
 from pb_headless.database.connections import discard, held_connection
 from pb_headless.database.database_errors import is_unavailable
 from pb_headless.database.deadline import OUTCOME_UNKNOWN, UnitOfWork, committing
+from pb_headless.database.shared_version import bump_data_version, bump_data_version_sql
 from pb_headless.errors import ServiceUnavailable
-from pb_headless.state.version import bump_data_version, bump_data_version_sql
 
 
 @contextlib.asynccontextmanager

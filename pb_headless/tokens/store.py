@@ -13,11 +13,11 @@ from databases import Database
 
 from pb_headless.database.caches import Caches
 from pb_headless.database.dialect import as_aware, to_naive_utc, utcnow
+from pb_headless.database.shared_version import data_version_column
 from pb_headless.database.statements import fetch_fixed_built
 from pb_headless.idempotency.store import forget as forget_kept_answers
 from pb_headless.scopes import is_valid_scope
 from pb_headless.state import bump_version
-from pb_headless.state.version import data_version_column
 from pb_headless.tables import state, tokens
 from pb_headless.tokens.format import display_prefix, generate, hash_token
 

@@ -1,9 +1,12 @@
 """Fan-out: each new change log entry becomes one pending delivery per endpoint that wants it.
 
-The cursor row is locked for the whole step, so with several instances each entry is fanned out by
-exactly one of them; the deliveries' unique key (endpoint, position, object) makes a repeat impossible
-even so. Deliveries are written in the same transaction as the cursor's move: an instance killed in
-between leaves neither, and the next step does it again.
+Entries are read through the change log's one reader (changes/log.py `ChangeLog.entries_after`): up
+to the head, every one of them committed, in commit order; the cursor moves to the last entry read,
+or to the head when fewer came back than asked for, so no entry is skipped or read twice. The cursor
+row is locked for the whole step, so with several instances each entry is fanned out by exactly one
+of them; the deliveries' unique key (endpoint, position, object) makes a repeat impossible even so.
+Deliveries are written in the same transaction as the cursor's move: an instance killed in between
+leaves neither, and the next step does it again.
 """
 
 from __future__ import annotations
@@ -15,9 +18,10 @@ from typing import Any
 from databases import Database
 
 from pb_headless.changes.feed import row_columns, selected
-from pb_headless.changes.visibility import left_alone
+from pb_headless.changes.log import Change, ChangeLog
+from pb_headless.database.backends import backend_for
 from pb_headless.database.database_errors import is_duplicate_key
-from pb_headless.database.dialect import dialect_name, utcnow
+from pb_headless.database.dialect import utcnow
 from pb_headless.query.planner import ListPlan
 from pb_headless.registry import Catalog, ObjectSpec
 from pb_headless.tables import webhook_tables
@@ -25,7 +29,6 @@ from pb_headless.webhooks.filters import selection_plan
 from pb_headless.webhooks.locking import lock_for_writing
 from pb_headless.webhooks.records import WebhookInfo, webhook_from_row
 from pb_headless.webhooks.signing import message_id
-from pb_headless.webhooks.source import Change, changes_after, latest_position
 
 log = logging.getLogger("pb_headless")
 
@@ -38,58 +41,61 @@ _deliveries = webhook_tables.deliveries
 
 async def fan_out(database: Database, catalog: Catalog, limit: int = FAN_OUT_BATCH) -> int:
     """Turn up to `limit` new entries into deliveries; returns how many entries were read."""
-    if not await _has_news(database):
+    log = ChangeLog.of(database)
+    if not await _has_news(database, log):
         return 0  # the lock is taken only when there is work: SQLite's other writers are not held up
     async with database.transaction():
         position = await _locked_position(database)
         if position is not None:
-            entries = await changes_after(database, position, limit)
-            if not entries:
+            entries, head = await log.entries_after(position, limit)
+            reached = entries[-1].position if len(entries) == limit else head
+            if reached <= position:
                 return 0
-            endpoints = await enabled_endpoints(database)
-            rows = await _deliveries_of(database, entries, endpoints, catalog)
-            if rows:
-                await database.execute_many(_deliveries.insert(), rows)
-            moved = _cursor.update().where(_cursor.c.id == 1).values(position=entries[-1].position)
-            await database.execute(moved)
+            if entries:
+                endpoints = await enabled_endpoints(database)
+                rows = await _deliveries_of(database, entries, endpoints, catalog)
+                if rows:
+                    await database.execute_many(_deliveries.insert(), rows)
+            await database.execute(_cursor.update().where(_cursor.c.id == 1).values(position=reached))
             return len(entries)
-    await _start_cursor(database)
+    await _start_cursor(database, log)
     return 0
 
 
-async def _has_news(database: Database) -> bool:
+async def _has_news(database: Database, log: ChangeLog) -> bool:
     row = await database.fetch_one(_cursor.select().where(_cursor.c.id == 1))
-    return row is None or bool(await changes_after(database, int(row._mapping["position"]), 1))
+    return row is None or (await log.bounds()).head > int(row._mapping["position"])
 
 
 async def _locked_position(database: Database) -> int | None:
     query = _cursor.select().where(_cursor.c.id == 1)
-    if dialect_name(database) == "sqlite":
-        await lock_for_writing(database)  # one writer at a time: two processes never both fan out
-    else:
+    if backend_for(database).locks_rows:
         query = query.with_for_update()
+    else:
+        await lock_for_writing(database)  # one writer at a time: two processes never both fan out
     row = await database.fetch_one(query)
     return None if row is None else int(row._mapping["position"])
 
 
-async def _start_cursor(database: Database) -> None:
-    """The first step ever starts at the log's end: endpoints get changes made after they exist."""
+async def _start_cursor(database: Database, log: ChangeLog) -> None:
+    """The first step ever starts at the log's head: endpoints get changes made after they exist."""
     try:
         async with database.transaction():  # a savepoint when nested: a lost race spoils nothing else
-            await database.execute(_cursor.insert().values(id=1, position=await latest_position(database)))
+            await database.execute(_cursor.insert().values(id=1, position=(await log.bounds()).head))
     except Exception as error:  # another instance started it at the same moment
         if not is_duplicate_key(error):
             raise
 
 
 async def skip_to_end(database: Database) -> None:
-    """Move the cursor to the log's end; called when the first endpoint is enabled, since no one
+    """Move the cursor to the log's head; called when the first endpoint is enabled, since no one
     fanned out while none was (an endpoint gets the changes made after it is enabled)."""
+    log = ChangeLog.of(database)
     row = await database.fetch_one(_cursor.select().where(_cursor.c.id == 1))
     if row is None:
-        await _start_cursor(database)
+        await _start_cursor(database, log)
         return
-    end = _cursor.update().where(_cursor.c.id == 1).values(position=await latest_position(database))
+    end = _cursor.update().where(_cursor.c.id == 1).values(position=(await log.bounds()).head)
     await database.execute(end)
 
 
@@ -108,7 +114,7 @@ async def _deliveries_of(
     now = utcnow()
     rows = []
     for entry in entries:
-        for object_name in by_table.get(entry.table_name, ()):
+        for object_name in by_table.get(entry.table, ()):
             if not entry.is_seen_by(object_name):
                 continue
             for endpoint in endpoints:
@@ -118,17 +124,10 @@ async def _deliveries_of(
                     if selection is None:  # not this object's endpoint, or a filter it no longer takes
                         continue
                     chosen, columns = selection
-                    if entry.row_key not in chosen:
+                    if entry.key not in chosen:
                         if entry.op == "create":
                             continue  # a new row not selected: the receiver cannot hold it
-                        if columns is not None and left_alone(
-                            entry.op,
-                            entry.unchanged,
-                            entry.seen_before,
-                            entry.seen_after,
-                            object_name,
-                            columns,
-                        ):
+                        if columns is not None and entry.kept_out_of(object_name, columns):
                             continue  # not selected after, and its filtered columns unchanged: nor before
                         event = "delete"  # not selected now: it left the selection, or may have
                 if endpoint.wants(object_name, event):
@@ -149,7 +148,7 @@ async def _selections(
         spec = catalog.get(endpoint.objects[0])
         if spec is None:
             continue
-        keys = [entry.row_key for entry in entries if entry.table_name == spec.table.name]
+        keys = [entry.key for entry in entries if entry.table == spec.table.name]
         if not keys:
             continue
         plan = _plan(spec, endpoint.filter)
@@ -161,7 +160,7 @@ async def _selections(
                 endpoint.filter,
             )
             continue
-        chosen = await selected(database, dialect_name(database), spec, plan, keys)
+        chosen = await selected(database, backend_for(database).name, spec, plan, keys)
         found[(spec.name, endpoint.filter)] = (chosen, row_columns(spec, plan))
     return found
 
@@ -186,8 +185,8 @@ def _delivery(endpoint: WebhookInfo, object_name: str, entry: Change, event: str
         "message_id": message_id(),
         "object_name": object_name,
         "event": event,
-        "row_key": entry.row_key,
-        "changed_at": entry.changed_at,
+        "row_key": entry.key,
+        "changed_at": entry.at.replace(tzinfo=None),  # naive UTC, as every library table keeps time
         "status": "pending",
         "tries": 0,
         "next_try_at": now,

@@ -10,8 +10,7 @@ import pytest
 import sqlalchemy as sa
 
 from pb_headless import ApiRegistry
-from pb_headless.changes import prune
-from pb_headless.changes.triggers import present_triggers
+from pb_headless.changes import ChangeLog
 from tests.support.demo import DECLARATIONS, articles, authors, demo_registry
 
 API = "/api/pb/v1"
@@ -128,7 +127,7 @@ async def test_a_cursor_the_log_was_pruned_past_is_a_410(feed):
     start = await now(feed)
     await feed.database.execute(articles.update().where(articles.c.id == 1).values(views=1))
     await feed.database.execute(articles.update().where(articles.c.id == 2).values(views=2))
-    assert await prune(feed.database, days=0) == 2
+    assert await ChangeLog.of(feed.database).prune(days=0) == 2
     response = await feed.client.get(f"{API}/changes/articles", params={"since": start}, headers=feed.headers)
     assert response.status_code == 410 and response.json()["error"] == "cursor_expired"
     assert (await changes(feed, since=await now(feed)))["data"] == []
@@ -153,12 +152,12 @@ async def test_triggers_go_when_a_table_is_no_longer_published_and_the_option_tu
     host = await host_factory(sqlite_database, demo_registry())
     headers = host.auth(await host.token("*"))
     await host.client.get(f"{API}/changes/articles", headers=headers)
-    assert set((await present_triggers(sqlite_database)).values()) == {"demo_articles", "demo_authors"}
+    assert set((await _present(sqlite_database)).values()) == {"demo_articles", "demo_authors"}
     fewer = ApiRegistry()
     fewer.register("authors", DECLARATIONS["authors"])
     other = await host_factory(sqlite_database, fewer)
     await other.client.get(f"{API}/changes/authors", headers=headers)
-    assert set((await present_triggers(sqlite_database)).values()) == {"demo_authors"}
+    assert set((await _present(sqlite_database)).values()) == {"demo_authors"}
     off = await host_factory(sqlite_database, fewer, change_log=False)
     assert (await off.client.get(f"{API}/changes/authors", headers=headers)).status_code == 404
 
@@ -237,8 +236,8 @@ async def test_a_published_view_that_cannot_take_triggers_is_served_without_a_ch
     headers = host.auth(await host.token("*"))
     answer = await host.client.get(f"{API}/objects/news/1", headers=headers)
     assert answer.status_code == 200 and answer.json()["data"]["title"] == "Hello world"
-    assert "demo_news" not in set((await present_triggers(sqlite_database)).values())
-    assert "demo_articles" in set((await present_triggers(sqlite_database)).values())
+    assert "demo_news" not in set((await _present(sqlite_database)).values())
+    assert "demo_articles" in set((await _present(sqlite_database)).values())
 
 
 @pytest.mark.parametrize("path", ["/changes/{name}", "/changes/{name}/stream"])
@@ -253,24 +252,22 @@ async def test_a_custom_route_may_not_take_the_path_of_a_change_feed(sqlite_data
         HeadlessAPI(sqlite_database, ApiRegistry(), routes=[route("GET", path)(endpoint)])
 
 
-async def test_changes_after_hands_out_every_committed_entry_in_order_with_the_head(feed):
-    from pb_headless.changes import bounds, changes_after
-
+async def test_the_change_log_hands_out_every_committed_entry_in_order_with_the_head(feed):
     await now(feed)  # the first request installs the triggers
-    start = (await bounds(feed.database)).head
+    start = (await ChangeLog.of(feed.database).bounds()).head
     await feed.database.execute(articles.update().where(articles.c.id == 1).values(views=1))
     await feed.database.execute(authors.update().where(authors.c.id == 1).values(name="Ann"))
     await feed.database.execute(articles.delete().where(articles.c.id == 7))
-    entries, head = await changes_after(feed.database, start, 10)
+    entries, head = await ChangeLog.of(feed.database).entries_after(start, 10)
     assert [(entry.table, entry.key, entry.op) for entry in entries] == [
         ("demo_articles", "1", "update"),
         ("demo_authors", "1", "update"),
         ("demo_articles", "7", "delete"),
     ]
     assert [entry.position for entry in entries] == [start + 1, start + 2, start + 3] and head == start + 3
-    only_articles, _ = await changes_after(feed.database, start, 10, tables=["demo_articles"])
+    only_articles, _ = await ChangeLog.of(feed.database).entries_after(start, 10, tables=["demo_articles"])
     assert [entry.key for entry in only_articles] == ["1", "7"]
-    first, _ = await changes_after(feed.database, start, 1)
+    first, _ = await ChangeLog.of(feed.database).entries_after(start, 1)
     assert [entry.key for entry in first] == ["1"]
 
 
@@ -296,3 +293,8 @@ async def test_an_instance_prunes_entries_older_than_the_retention_setting_in_th
     assert expired.status_code == 410
     second = following[0]["cursor"]  # the pruned entry's own cursor: everything after it is still there
     assert [entry["id"] for entry in (await changes(feed, since=second))["data"]] == [2]
+
+
+async def _present(database) -> dict[str, str]:
+    """The change-log triggers in the database: name → table."""
+    return await ChangeLog.of(database).present_triggers()

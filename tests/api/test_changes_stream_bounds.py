@@ -103,7 +103,7 @@ async def test_a_stream_waiting_its_turn_for_a_backlog_keeps_its_connection_aliv
     async with serving(demo.app) as base, httpx.AsyncClient(base_url=base, timeout=30) as client:
         since = (await client.get("/api/pb/v1/changes/articles", headers=headers)).json()["meta"]["next"]
         await demo.database.execute(articles.insert().values(id=900, title="behind", published=True))
-        lane = demo.api.changes.replay_lane
+        lane = demo.api.streams.replay_lane
         await lane.acquire()  # as another stream reading its page
         async with event_stream(client, f"{STREAM}?since={since}", headers) as events:
             await events.opened()

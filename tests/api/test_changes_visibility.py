@@ -7,7 +7,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from pb_headless.changes.triggers import present_triggers
+from pb_headless.changes import ChangeLog
 from pb_headless.webhooks.store import WebhookStore
 from tests.support.demo import DECLARATIONS, articles, create_demo, demo_registry
 from tests.support.live import event_stream, serving
@@ -140,8 +140,13 @@ async def test_triggers_follow_a_changed_rule(database, host_factory):
     host = await host_factory(database, registry)
     token = host.auth(await host.token("news.read"))
     await host.client.get(f"{API}/objects", headers=token)
-    before = {name for name, table in (await present_triggers(database)).items() if table == "demo_articles"}
+    before = {name for name, table in (await _present(database)).items() if table == "demo_articles"}
     registry.register("news", {**DECLARATIONS["articles"], "query": lambda s: s.where(articles.c.views > 2)})
     await host.client.get(f"{API}/objects", headers=token)
-    after = {name for name, table in (await present_triggers(database)).items() if table == "demo_articles"}
+    after = {name for name, table in (await _present(database)).items() if table == "demo_articles"}
     assert before and after and before.isdisjoint(after)
+
+
+async def _present(database) -> dict[str, str]:
+    """The change-log triggers in the database: name → table."""
+    return await ChangeLog.of(database).present_triggers()

@@ -10,7 +10,7 @@ from collections.abc import AsyncIterator
 
 import pytest
 
-from pb_headless.changes.triggers import present_triggers
+from pb_headless.changes import ChangeLog
 from pb_headless.constructor import (
     ApiTab,
     ConstructorField,
@@ -184,10 +184,15 @@ async def test_without_the_change_log_triggers_pages_stay_exact(server_database,
 
 
 async def _trigger_names(site) -> list[str]:
-    return [name for name, table in (await present_triggers(site.database)).items() if table == "items"]
+    return [name for name, table in (await _present(site.database)).items() if table == "items"]
 
 
 def _drop_trigger(site, name: str) -> str:
     if dialect_name(site.database) == "postgresql":
         return f'DROP TRIGGER "{name}" ON items'
     return f"DROP TRIGGER `{name}`"
+
+
+async def _present(database) -> dict[str, str]:
+    """The change-log triggers in the database: name → table."""
+    return await ChangeLog.of(database).present_triggers()

@@ -5,8 +5,7 @@ from __future__ import annotations
 import pytest
 
 from pb_headless import ApiRegistry
-from pb_headless.changes import prune
-from pb_headless.changes.triggers import sync_triggers
+from pb_headless.changes import ChangeLog
 from pb_headless.http.conditional import entity_tag
 from tests.support.demo import DECLARATIONS, articles, demo_registry
 
@@ -89,7 +88,7 @@ async def test_a_304_from_the_change_log_reads_no_row_of_the_page(reader):
     # With the triggers gone (as a host that drops them by hand would), a change reaches no log:
     # the revalidation still answers 304, which it could not if it had read the rows.
     tag = await _tag(reader, "articles")
-    await sync_triggers(reader.database, {})
+    await ChangeLog.of(reader.database).sync_triggers({})
     await reader.database.execute("UPDATE demo_articles SET title = 'Unlogged' WHERE id = 1")
     assert await _revalidated(reader, "articles", tag) == 304
 
@@ -126,7 +125,7 @@ async def test_a_table_whose_log_entries_were_pruned_keeps_its_tag_and_never_get
     first = await _tag(reader, "articles")
     await reader.database.execute("UPDATE demo_articles SET views = 1 WHERE id = 1")
     second = await _tag(reader, "articles")
-    assert await prune(reader.database, -1) > 0  # every entry goes: the table has none left
+    assert await ChangeLog.of(reader.database).prune(-1) > 0  # every entry goes: the table has none left
     assert await _tag(reader, "articles") == second  # nothing changed since: the same tag
     assert second != first
     assert await _revalidated(reader, "articles", first) == 200

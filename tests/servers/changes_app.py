@@ -15,13 +15,13 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Mount, Route
 
 from pb_headless import HeadlessAPI
-from pb_headless.changes import stream
+from pb_headless.api import event_stream
 from tests.support.demo import demo_registry
 from tests.support.lifespan import api_lifespan
 
 database = Database(os.environ["PB_TEST_SERVER_DATABASE"])
 api = HeadlessAPI(database, demo_registry(), rate_limit=int(os.environ.get("PB_TEST_RATE_LIMIT", "120")))
-stream.SEND_TIMEOUT = float(os.environ.get("PB_TEST_STREAM_SEND_TIMEOUT", stream.SEND_TIMEOUT))
+event_stream.SEND_TIMEOUT = float(os.environ.get("PB_TEST_STREAM_SEND_TIMEOUT", event_stream.SEND_TIMEOUT))
 
 
 lifespan = api_lifespan(database, api)
@@ -32,7 +32,7 @@ async def ready(request: Request) -> PlainTextResponse:
 
 
 async def streams(request: Request) -> PlainTextResponse:
-    return PlainTextResponse(str(api.changes.open_streams))
+    return PlainTextResponse(str(api.streams.open_streams))
 
 
 app = Starlette(

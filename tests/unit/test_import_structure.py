@@ -82,6 +82,53 @@ def test_the_circle_finder_finds_a_circle_of_three():
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [["a", "b", "c"]]
 
 
+def package_of(module: str) -> str:
+    """The top-level part of the library a module belongs to: `pb_headless.api.reads` → `api`,
+    `pb_headless.errors` → `errors` (a module directly in the package is a part of its own)."""
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else parts[0]
+
+
+def package_ties(graph: dict[str, set[str]]) -> list[tuple[str, str]]:
+    """Pairs of parts that import each other, counting any import of any of their modules: the circles
+    a module-level test misses (api/a imports changes/b while changes/c imports api/d)."""
+    edges = {
+        (package_of(module), package_of(target))
+        for module, targets in graph.items()
+        for target in targets
+        if package_of(module) != package_of(target)
+    }
+    return sorted((a, b) for a, b in edges if a < b and (b, a) in edges)
+
+
+def test_no_two_parts_of_the_package_import_each_other():
+    """Each part (`api/`, `changes/`, `errors.py`, …) sits above or below another, never both
+    (docs/architecture.md, "The layers"); a shared piece moves down a layer instead."""
+    known = modules()
+    graph = {name: imported(path, known) - {name} for name, path in known.items()}
+    found = package_ties(graph)
+    why = {
+        tie: sorted(
+            f"{module} → {target}"
+            for module, targets in graph.items()
+            for target in targets
+            if {package_of(module), package_of(target)} == set(tie)
+        )
+        for tie in found
+    }
+    assert found == [], why
+
+
+def test_the_tie_finder_sees_two_parts_importing_each_other_through_different_modules():
+    graph = {
+        "pb_headless.api.dispatch": {"pb_headless.changes.feed"},
+        "pb_headless.changes.endpoints": {"pb_headless.api.context"},
+        "pb_headless.errors": {"pb_headless.http.responses"},
+        "pb_headless.query.planner": {"pb_headless.errors"},
+    }
+    assert package_ties(graph) == [("api", "changes")]
+
+
 def external_imports(path: Path) -> set[str]:
     """Every module a file names in an import statement (the package's own and others')."""
     found: set[str] = set()
@@ -152,14 +199,6 @@ def test_the_grammar_and_the_planner_import_no_database_module():
 DIALECT_NAMES = {"sqlite", "postgresql", "postgres", "mysql", "mariadb"}
 # Migration revisions are frozen history: each says what it did on each database, once.
 REVISIONS = "pb_headless.migrations.versions"
-# Moves with the ChangeLog, the next stage: the change-log triggers are being rewritten beside this
-# work, and webhooks read the log through these until the ChangeLog owns it.
-MOVES_WITH_THE_CHANGE_LOG = (
-    "pb_headless.changes",
-    "pb_headless.webhooks.source",
-    "pb_headless.webhooks.outbox",
-    "pb_headless.webhooks.payload",
-)
 # Not yet behind a backend capability: module → how many dialect-name comparisons it still makes.
 # A count may only fall; a module leaves the list when it reaches 0 (the test says so).
 NOT_YET_MOVED = {
@@ -209,10 +248,7 @@ def dialect_comparisons(source: str) -> int:
 
 
 def test_dialect_names_are_compared_in_the_database_package_only():
-    counts = {
-        name: dialect_comparisons(path.read_text(encoding="utf-8"))
-        for name, path in checked(*MOVES_WITH_THE_CHANGE_LOG).items()
-    }
+    counts = {name: dialect_comparisons(path.read_text(encoding="utf-8")) for name, path in checked().items()}
     found = {name: count for name, count in counts.items() if count}
     new = {name: count for name, count in found.items() if count > NOT_YET_MOVED.get(name, 0)}
     assert not new, f"compare dialect names through the backend (database/backends/) instead: {new}"
@@ -251,7 +287,7 @@ WEAK_MAPS_NOT_YET_MOVED = {"pb_headless.fields.kinds"}
 def test_no_module_outside_the_database_package_keeps_a_weak_map():
     found = {
         name: lines
-        for name, path in checked(*MOVES_WITH_THE_CHANGE_LOG).items()
+        for name, path in checked().items()
         if (lines := module_level_weak_maps(path.read_text(encoding="utf-8")))
     }
     assert set(found) - WEAK_MAPS_NOT_YET_MOVED == set(), (
@@ -288,7 +324,7 @@ CONTEXT_VARIABLES_NOT_YET_MOVED = {"pb_headless.query.parameters"}
 def test_no_module_outside_the_database_package_makes_a_context_variable():
     found = {
         name: lines
-        for name, path in checked(*MOVES_WITH_THE_CHANGE_LOG).items()
+        for name, path in checked().items()
         if (lines := context_variables(path.read_text(encoding="utf-8")))
     }
     assert set(found) - CONTEXT_VARIABLES_NOT_YET_MOVED == set(), f"pass it as an argument: {found}"
@@ -360,7 +396,7 @@ def test_no_module_outside_the_database_package_reads_a_dependency_s_private_att
     own = own_private_names() | DOCUMENTED
     found = {
         name: sorted(names)
-        for name, path in checked(*MOVES_WITH_THE_CHANGE_LOG).items()
+        for name, path in checked().items()
         if (names := private_reaches(path.read_text(encoding="utf-8"), own) - allowed_outside(path))
     }
     assert found == {}, f"read it through pb_headless/database/internals.py: {found}"

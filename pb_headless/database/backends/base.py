@@ -3,6 +3,7 @@ version, and the state kept per database (docs/architecture.md, "The database ba
 
 from __future__ import annotations
 
+import functools
 from typing import TYPE_CHECKING, Any, ClassVar
 
 import sqlalchemy as sa
@@ -12,6 +13,7 @@ from sqlalchemy.ext.asyncio import AsyncEngine, create_async_engine
 from sqlalchemy.pool import NullPool
 from sqlalchemy.schema import CreateIndex
 
+from pb_headless.database import change_triggers
 from pb_headless.database.caches import Caches
 from pb_headless.database.dialect import dialect_of
 
@@ -62,6 +64,11 @@ class Backend:
         self.accelerator: Accelerator | None = None  # kept by database/accelerators.py once made
         self.told_missing_extension = False  # PostgreSQL's search index: a missing pg_trgm is logged once
         self._engine: AsyncEngine | None = None  # SQLAlchemy's, for reflection and migrations (engine())
+
+    @functools.cached_property
+    def change_log_triggers(self) -> change_triggers.ChangeTriggers:
+        """The change log's triggers as this database writes them (database/change_triggers.py)."""
+        raise NotImplementedError
 
     def driver_url(self, driver: str | None) -> str:
         """The `backend+driver` name SQLAlchemy needs for this database (the one URL-to-driver map):

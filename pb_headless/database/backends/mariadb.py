@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import re
 from typing import Any
 
@@ -9,6 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import CreateIndex
 
+from pb_headless.database import change_triggers
 from pb_headless.database.backends.base import Backend
 
 MARIADB_MIGRATION_LOCK_SECONDS = 600  # how long GET_LOCK waits for another instance's migration
@@ -31,6 +33,10 @@ class MariaDBBackend(Backend):
     makes_descending_indexes = True
     index_key_bytes = 3072
     names_key_order_index = True
+
+    @functools.cached_property
+    def change_log_triggers(self) -> change_triggers.ChangeTriggers:
+        return change_triggers.mariadb_triggers(self.database)
 
     def lock_due_rows(self, query: sa.Select, table: sa.Table) -> sa.Select:
         return query.with_for_update(skip_locked=True)  # MariaDB knows no `OF`

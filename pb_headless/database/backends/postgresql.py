@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
+from pb_headless.database import change_triggers
 from pb_headless.database.backends.base import Backend
 
 POSTGRESQL_MIGRATION_LOCK = 0x70626D6967726174  # pg_advisory_lock takes a bigint: "pbmigrat" in ASCII
@@ -27,6 +29,10 @@ class PostgreSQLBackend(Backend):
     returns_inserted_keys = True
     error_spoils_transaction = True
     index_holds_key = False  # a deep page's keys come from the index alone when it names them
+
+    @functools.cached_property
+    def change_log_triggers(self) -> change_triggers.ChangeTriggers:
+        return change_triggers.postgresql_triggers(self.database)
 
     def lock_due_rows(self, query: sa.Select, table: sa.Table) -> sa.Select:
         return query.with_for_update(skip_locked=True, of=table)  # not the rows its subqueries read

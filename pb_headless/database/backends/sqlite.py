@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import functools
 import sqlite3
 from typing import Any
 
@@ -10,6 +11,7 @@ import sqlalchemy as sa
 from databases import Database
 from sqlalchemy.engine import Connection
 
+from pb_headless.database import change_triggers
 from pb_headless.database.backends.base import Backend
 
 SQLITE_MIGRATION_BUSY_SECONDS = 600  # the migration's connection waits this long for the write lock
@@ -33,6 +35,10 @@ class SQLiteBackend(Backend):
         # lock: SQLite's own busy handler retries with growing sleeps, and under many writers one of
         # them can starve past the database time limit while the others keep winning the lock.
         self.writers = asyncio.Lock()
+
+    @functools.cached_property
+    def change_log_triggers(self) -> change_triggers.ChangeTriggers:
+        return change_triggers.sqlite_triggers(self.database)
 
     async def lock_for_writing(self, write_first: Any) -> None:
         # A deferred transaction that reads first would deadlock with a waiting writer; a write that

@@ -1,8 +1,9 @@
 """`GET /changes/{name}` (what changed since a cursor) and `GET /changes/{name}/stream` (the same, live).
 
-Checks in the order of every endpoint (docs/endpoints.md): the object (404 `unknown_object` when the
-token reaches no such object), the object's read scope (403), then the parameters: a `since` (or
-`Last-Event-ID`) that does not decode is a 422, one the log was pruned past a 410.
+Checks in the order of every endpoint (docs/endpoints.md), by the same object check
+(api/object_check.py): the object (404 `unknown_object` when the token reaches no such object), the
+object's read scope (403), then the parameters: a `since` (or `Last-Event-ID`) that does not decode
+is a 422, one the log was pruned past a 410. The change log itself is pb_headless/changes/.
 """
 
 from __future__ import annotations
@@ -15,21 +16,15 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from pb_headless.api.context import RequestContext
+from pb_headless.api.event_stream import EventStream
 from pb_headless.api.handling import applied_handling
+from pb_headless.api.object_check import reached_object, require_scope
 from pb_headless.changes.cursor import decode_cursor, encode_cursor
-from pb_headless.changes.feed import Reader, head_position, read_page
-from pb_headless.changes.hub import ChangeHub, watch_server_exit
-from pb_headless.changes.log import bounds
-from pb_headless.changes.stream import EventStream, StreamSession
-from pb_headless.errors import (
-    ApiError,
-    CursorExpired,
-    Forbidden,
-    MethodNotAllowed,
-    NotFound,
-    UnknownObject,
-    ValidationFailed,
-)
+from pb_headless.changes.feed import Reader, read_page
+from pb_headless.changes.hub import StreamHub
+from pb_headless.changes.stream import StreamSession
+from pb_headless.errors import ApiError, CursorExpired, MethodNotAllowed, NotFound, ValidationFailed
+from pb_headless.http.exit_signal import close_on_server_exit
 from pb_headless.http.responses import OBJECT_CACHING, json_response
 from pb_headless.query import parse_query
 from pb_headless.query.grammar import SHOW_QUERY, ParsedQuery
@@ -51,8 +46,8 @@ SINCE = frozenset({"since"})
 async def changes_endpoint(context: RequestContext, request: Request, name: str, stream: bool) -> Response:
     if request.method not in ("GET", "HEAD"):
         raise MethodNotAllowed(["GET", "HEAD", "OPTIONS"])
-    hub: ChangeHub | None = context.changes
-    if hub is None or not hub.enabled:
+    hub: StreamHub | None = context.streams
+    if hub is None or context.changes is None or not context.changes.enabled:
         raise NotFound("This site keeps no change log (docs/changes.md).")
     spec = _readable(context.snapshot.catalog, context.principal, name)
     query = parse_query(request.query_params.multi_items(), STREAM_QUERY if stream else FEED_QUERY, SINCE)
@@ -60,13 +55,13 @@ async def changes_endpoint(context: RequestContext, request: Request, name: str,
     if plan.details:
         raise ValidationFailed(plan.details)
     preference = applied_handling(request, plan.ignored)
-    reader = _reader(context, spec, plan)
+    reader = _reader(context, hub, spec, plan)
     if stream:
         return await _open_stream(context, request, hub, reader, query)
     since = _cursor(request.query_params.get("since"), "since", reader.digest)
     noted = {"ignored": list(plan.ignored)} if plan.ignored else {}
     if since is None:
-        now = encode_cursor(await head_position(context.database), reader.digest)
+        now = encode_cursor((await hub.log.bounds()).head, reader.digest)
         return _answer([], {"next": now, "has_more": False, "count": 0, **noted}, preference)
     limit = spec.per_page if query.limit is None else min(query.limit.value, spec.max_per_page)
     page = await read_page(reader, since, max(limit, 1))
@@ -80,24 +75,18 @@ async def changes_endpoint(context: RequestContext, request: Request, name: str,
 
 
 def _readable(catalog: Mapping[str, ObjectSpec], principal: Any, name: str) -> ObjectSpec:
-    spec = catalog.get(name)
-    if spec is None or not _reaches(spec, principal):
-        raise UnknownObject(f"There is no object named '{name}'.", headers={"Cache-Control": OBJECT_CACHING})
-    if not principal.has_scope(spec.read_scope):
-        raise Forbidden(spec.read_scope)
+    """The object, as every endpoint checks it, and its read scope."""
+    spec = reached_object(catalog, principal, name)
+    require_scope(principal, spec.read_scope)
     return spec
 
 
-def _reaches(spec: ObjectSpec, principal: Any) -> bool:
-    """As `/objects` says (docs/authentication.md): the token carries the read or the write scope."""
-    return bool(principal.has_scope(spec.read_scope) or principal.has_scope(spec.write_scope))
-
-
-def _reader(context: RequestContext, spec: ObjectSpec, plan: ListPlan) -> Reader:
+def _reader(context: RequestContext, hub: StreamHub, spec: ObjectSpec, plan: ListPlan) -> Reader:
     """Records are rendered by `fields` and `with` alone, so that readers with different filters
     share the stream's renderings; the filters and search select (`selection`)."""
     shape = ShowPlan(plan.fields, plan.relations, plan.ignored)
-    return Reader(context.database, context.backend.name, spec, shape, plan if plan.made_for else None)
+    selection = plan if plan.made_for else None
+    return Reader(hub.log, context.database, context.backend.name, spec, shape, selection)
 
 
 def _cursor(written: str | None, key: str, digest: str) -> int | None:
@@ -117,21 +106,21 @@ def _answer(entries: list[dict[str, Any]], meta: dict[str, Any], headers: dict[s
 
 
 async def _open_stream(
-    context: RequestContext, request: Request, hub: ChangeHub, reader: Reader, query: ParsedQuery
+    context: RequestContext, request: Request, hub: StreamHub, reader: Reader, query: ParsedQuery
 ) -> Response:
     resumed = request.headers.get("last-event-id")
     if resumed is not None:
         since = _cursor(resumed, "Last-Event-ID", reader.digest)
     else:
         since = _cursor(request.query_params.get("since"), "since", reader.digest)
-    edges = await bounds(context.database)
+    edges = await hub.log.bounds()
     if since is None:
         since = edges.head  # neither: the stream starts at the moment it opens
     elif since < edges.pruned:
         raise CursorExpired()
     slots = contextlib.ExitStack()
     wake = slots.enter_context(hub.stream_slot(context.principal.token.id, reader.spec.table.name))
-    watch_server_exit()
+    close_on_server_exit(hub)
     name, headers = reader.spec.name, request.headers
 
     async def recheck() -> Reader | None:
@@ -144,7 +133,7 @@ async def _open_stream(
         plan = plan_selection(spec, query)
         if plan.details or plan.made_for != reader.digest:  # a filter field unpublished: not the same feed
             return None
-        return _reader(context, spec, plan)
+        return _reader(context, hub, spec, plan)
 
     session = StreamSession(hub, reader, since, wake, recheck)
     stream_headers = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}

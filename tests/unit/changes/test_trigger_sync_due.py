@@ -1,14 +1,14 @@
-"""`ChangeHub.due`: the plain check a request makes before following the catalog (changes/hub.py)."""
+"""`TriggerSync.due`: the plain check a request makes before following the catalog (changes/sync.py)."""
 
 from __future__ import annotations
 
 import time
 
-from pb_headless.changes.hub import ChangeHub
+from pb_headless.changes.sync import TriggerSync
 
 
 def test_due_only_when_the_version_moved_or_pruning_may_be_due() -> None:
-    hub = ChangeHub(None, None)  # type: ignore[arg-type]  # the check reads neither
+    hub = TriggerSync(None)  # type: ignore[arg-type]  # the check reads no log
     version = object()
     assert hub.due(version)  # never followed yet
     hub._synced = version
@@ -19,6 +19,6 @@ def test_due_only_when_the_version_moved_or_pruning_may_be_due() -> None:
 
 
 def test_a_hub_without_the_change_log_is_never_due() -> None:
-    hub = ChangeHub(None, None, enabled=False)  # type: ignore[arg-type]
+    hub = TriggerSync(None, enabled=False)  # type: ignore[arg-type]
     hub._next_prune = 0.0
     assert not hub.due(object())

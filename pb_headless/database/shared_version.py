@@ -1,4 +1,10 @@
-"""The shared version counter every instance reads to know when its compiled state is stale."""
+"""The shared version counters every instance reads: row 1 of `pb_state` moves when the compiled
+state (tokens, settings, published tables) is stale, row 2 on every write made through the library.
+
+They sit in the database layer, below `state/` (whose snapshot is built per version) and below the
+write transactions that move the data version; `pb_state` is named here as a plain table, so that
+this layer imports nothing of the library's table definitions (pb_headless/tables.py).
+"""
 
 from __future__ import annotations
 
@@ -8,8 +14,8 @@ from databases import Database
 from pb_headless.database.caches import Caches
 from pb_headless.database.dialect import dialect_of
 from pb_headless.database.statements import fetch_fixed
-from pb_headless.tables import state
 
+state = sa.table("pb_state", sa.column("id", sa.Integer), sa.column("version", sa.BigInteger))
 _READ_VERSION = sa.select(state.c.version).where(state.c.id == 1)
 _BUMP_VERSION = state.update().where(state.c.id == 1).values(version=state.c.version + 1)
 
