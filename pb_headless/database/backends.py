@@ -19,6 +19,8 @@ from weakref import WeakKeyDictionary
 import sqlalchemy as sa
 from databases import Database
 
+from pb_headless.database import explain
+
 # URL scheme (as `databases` reads it) → the backend's name. MariaDB answers as `mysql`.
 _NAMES = {"sqlite": "sqlite", "postgresql": "postgresql", "postgres": "postgresql", "mysql": "mysql",
           "mariadb": "mysql"}  # fmt: skip
@@ -66,6 +68,17 @@ class Backend:
     async def table_exists(self, name: str) -> bool:
         return bool(await self.database.fetch_val(self.table_exists_query, {"name": name}))
 
+    # The compiled read (query/compiler.py, query/seek.py): facts that change a list's SQL.
+    nulls_sort_low: ClassVar[bool] = True  # NULL orders before every value ascending (not PostgreSQL)
+    widens_number_parameters: ClassVar[bool] = False  # a number's parameter cast to the widest type
+    folds_text_in_python: ClassVar[bool] = False  # LIKE folds ASCII only; Unicode folds per row in Python
+    sorts_rows_for_mixed_order: ClassVar[bool] = False  # no backward index read for a mixed order
+
+    async def planner_estimate(self, count: sa.Select[Any]) -> int | None:
+        """What the planner expects `count` to count (query/estimates.py), None where the database
+        keeps no statistics the library can read."""
+        return None
+
 
 class SQLiteBackend(Backend):
     name = "sqlite"
@@ -78,6 +91,8 @@ class SQLiteBackend(Backend):
         # A deferred transaction that reads first would deadlock with a waiting writer; a write that
         # matches no row takes the write lock so the second writer waits its turn instead.
         await self.database.execute(write_first)
+
+    folds_text_in_python = True
 
 
 class PostgreSQLBackend(Backend):
@@ -94,6 +109,13 @@ class PostgreSQLBackend(Backend):
     def lock_due_rows(self, query: sa.Select, table: sa.Table) -> sa.Select:
         return query.with_for_update(skip_locked=True, of=table)  # not the rows its subqueries read
 
+    nulls_sort_low = False
+    # asyncpg types a parameter after its column (int4, float4) and fails on a wider value.
+    widens_number_parameters = True
+
+    async def planner_estimate(self, count: sa.Select[Any]) -> int | None:
+        return explain.postgresql_rows(await self.database.fetch_val(explain.Explain(count)))
+
 
 class MariaDBBackend(Backend):
     name = "mysql"
@@ -108,6 +130,11 @@ class MariaDBBackend(Backend):
 
     def lock_due_rows(self, query: sa.Select, table: sa.Table) -> sa.Select:
         return query.with_for_update(skip_locked=True)  # MariaDB knows no `OF`
+
+    sorts_rows_for_mixed_order = True
+
+    async def planner_estimate(self, count: sa.Select[Any]) -> int | None:
+        return explain.mariadb_rows(await self.database.fetch_all(explain.Explain(count)))
 
 
 _BACKENDS: dict[str, type[Backend]] = {
@@ -137,3 +164,9 @@ def backend_for(database: Database) -> Backend:
         raise ValueError(f"pb_headless does not serve a {scheme} database (sqlite, postgresql, mysql)")
     found = _opened[database] = _BACKENDS[name](database)
     return found
+
+
+def backend_facts(name: str) -> type[Backend]:
+    """The facts of the backend of this name, for code that has a dialect's name but no database
+    (statements compiled for a named dialect)."""
+    return _BACKENDS[backend_name(name) or name]

@@ -13,9 +13,9 @@ from databases import Database
 
 from pb_headless.database.budget import COUNT_BUDGET, PAGE_BUDGET, OverBudget, statement_budget
 from pb_headless.errors import ValidationFailed
-from pb_headless.query.estimates import planner_estimate
 from pb_headless.query.limits import SEARCH_COUNT_EXACT
 from pb_headless.query.planner import ListPlan
+from pb_headless.query.prepared import Reader
 
 TOO_COSTLY = (
     "this search would examine more rows than one request may; add words that are less common, "
@@ -33,10 +33,9 @@ async def bounded_page(database: Database, read: Callable[[], Awaitable[Sequence
 
 
 async def bounded_total(
-    database: Database,
+    reader: Reader,
     plan: ListPlan,
-    dialect: str,
-    uncapped: Callable[[], tuple[sa.Select[Any], sa.Select[Any]]],
+    uncapped: Callable[[], sa.Select[Any]],
     count_all: Callable[[], Awaitable[int]],
     read: int,
 ) -> tuple[int, bool]:
@@ -44,11 +43,11 @@ async def bounded_total(
     the `uncapped` count (PostgreSQL, MariaDB), never below what is known to exist: the rows counted,
     and those up to the end of this page and the one read past it (`read`)."""
     try:
-        async with statement_budget(database, COUNT_BUDGET):
+        async with statement_budget(reader.database, COUNT_BUDGET):
             counted: int | None = await count_all()
     except OverBudget:
         counted = None
     if counted is not None and counted <= SEARCH_COUNT_EXACT:
         return counted, False
-    estimate = await planner_estimate(database, uncapped()[1], dialect)
+    estimate = await reader.backend.planner_estimate(uncapped())
     return max(estimate or 0, counted or 0, plan.offset + read), True
