@@ -30,6 +30,7 @@ from typing import Any
 import httpx
 
 from bench import pocketbase
+from bench.batch_notes import prepared
 from bench.kit import kit_dir
 from bench.servers import CLK_TCK, System
 
@@ -93,15 +94,13 @@ def pocketbase_server(folder: Path) -> tuple[System, str]:
 
 def pb_server(folder: Path) -> tuple[System, str]:
     """pb_headless under uvicorn on a new SQLite file, and a token that may create notes."""
-    from bench.batch import prepared  # the table and token of the in-process figures
-
     url = f"sqlite:///{folder / 'pb.db'}"
     token = asyncio.run(prepared(url))
     # WAL, as docs/deployment.md recommends for a busy site and as PocketBase runs its own file.
     with contextlib.closing(sqlite3.connect(folder / "pb.db")) as connection:
         connection.execute("PRAGMA journal_mode = WAL")
     base = f"http://127.0.0.1:{free_port()}"
-    command = [sys.executable, "-m", "uvicorn", "bench.batch:served", "--factory", "--no-access-log"]
+    command = [sys.executable, "-m", "uvicorn", "bench.batch_notes:served", "--factory", "--no-access-log"]
     command += ["--host", "127.0.0.1", "--port", base.rsplit(":", 1)[1], "--log-level", "warning"]
     server = System("pb", command, {"PB_BENCH_BATCH_URL": url}, base, "/", "", "", "", "")
     server.start(folder / "pb.log")

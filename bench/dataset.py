@@ -115,6 +115,21 @@ def _pb_rows(start_rows: Any) -> list[dict[str, Any]]:
     ]
 
 
+CLIENTS = 16  # the searches' tokens: wrk's connections as that many clients (bench/wrk_tokens.lua)
+
+
+async def client_tokens(url: str, count: int = CLIENTS) -> list[str]:
+    """`count` tokens like the run's own, for a request a token may have only a few of running at once
+    (a search: docs/hardening.md), so that wrk's connections act as that many clients."""
+    database = Database(url)
+    await database.connect()
+    try:
+        store, run = TokenStore(database), secrets.token_hex(4)  # names are unique: one set per run
+        return [(await store.create(f"bench client {run} {n}", ["articles.read"]))[1] for n in range(count)]
+    finally:
+        await database.disconnect()
+
+
 def database_name(kind: str, rows: int, role: str) -> str:
     """`pb_bench_<role>_<rows>`, with `PB_BENCH_TAG` appended when set: two runs at once on one shared
     server (another checkout's, say) then each load and drop databases of their own."""

@@ -2,8 +2,9 @@
 
 Drives the benchmark's host (bench/host.py: `CORSMiddleware` around a Starlette site that mounts the
 API) with ASGI calls one after another, on uvloop as uvicorn runs it, and prints CPU and wall µs per
-request for health, show one record, a list page with its total and one without a count. With
-`--floor` the kit's floor app is driven the same way, so the ratio of the two is the application's
+request for health, show one record, a list page with its total, one without a count, and the record's
+304 (show with the ETag of its answer: `304`). With `--floor` the kit's floor app is driven the same
+way, so the ratio of the two is the application's
 own share (uvicorn's parsing and writing, about 25 µs a request, comes on top of both in a real run).
 
     .venv/bin/python -m bench.fixed_cost [--rows 100000] [--requests 3000] [--floor]
@@ -47,6 +48,7 @@ PB_REQUESTS = {
     "show": (f"/api/pb/v1/objects/articles/{RECORD}", "", True),
     "list": ("/api/pb/v1/objects/articles", "limit=20", True),
     "list_none": ("/api/pb/v1/objects/articles", "limit=20&count=none", True),
+    "304": (f"/api/pb/v1/objects/articles/{RECORD}", "", True),  # show with its own ETag: 304
 }
 FLOOR_REQUESTS = {
     "health": ("/ok", "", False),
@@ -61,7 +63,7 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=3000, help="requests per round and kind")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", default="", help="comma-separated: health,show,list,list_none")
+    parser.add_argument("--only", default="", help="comma-separated: health,show,list,list_none,304")
     parser.add_argument("--floor", action="store_true", help="also drive the kit's floor app")
     parser.add_argument("--profile", default="", help="one kind: print its cProfile instead")
     parser.add_argument("--sort", default="tottime", help="cProfile sort key (tottime, cumulative)")
@@ -149,9 +151,21 @@ async def lifespan(app: ASGIApp) -> Callable[[], Awaitable[None]]:
     return stop
 
 
+async def pb_template(app: ASGIApp, kind: str, token: str) -> dict[str, Any]:
+    """The request of `kind`; for "304", the show request with the ETag its answer carries."""
+    path, query, authorized = PB_REQUESTS[kind]
+    template = scope_of(path, query, token if authorized else None)
+    if kind == "304":
+        sent = await sent_messages(app, template)
+        start = next(m for m in sent if m["type"] == "http.response.start")
+        etag = next(value for name, value in start["headers"] if name.lower() == b"etag")
+        template["headers"].append((b"if-none-match", etag))
+    return template
+
+
 async def warm(app: ASGIApp, template: dict[str, Any], count: int) -> None:
     status, body = await call(app, template)
-    if status != 200:
+    if status not in (200, 304):
         raise RuntimeError(
             f"{template['path']}?{template['query_string'].decode()}: HTTP {status} {body[:200]!r}"
         )
@@ -220,8 +234,7 @@ async def main_async(args: argparse.Namespace) -> int:
     kinds = [k for k in (args.only.split(",") if args.only else PB_REQUESTS) if k]
     try:
         if args.profile:
-            path, query, authorized = PB_REQUESTS[args.profile]
-            template = scope_of(path, query, built["token"] if authorized else None)
+            template = await pb_template(app, args.profile, built["token"])
             await measure(app, template, 300, 1)
             profiler = cProfile.Profile()
             profiler.enable()
@@ -234,11 +247,10 @@ async def main_async(args: argparse.Namespace) -> int:
         if args.instructions:
             print(f"{'request':<10} {'pb instructions':>16}" + ("  floor instr.  ratio" if floor else ""))
             for kind in kinds:
-                path, query, authorized = PB_REQUESTS[kind]
-                template = scope_of(path, query, built["token"] if authorized else None)
+                template = await pb_template(app, kind, built["token"])
                 counted = await instructions(app, template, args.requests)
                 line = f"{kind:<10} {counted:>16,.0f}"
-                if floor is not None:
+                if floor is not None and kind in FLOOR_REQUESTS:
                     path, query, authorized = FLOOR_REQUESTS[kind]
                     template = scope_of(path, query, built["floor_token"] if authorized else None)
                     floor_counted = await instructions(floor, template, args.requests)
@@ -253,11 +265,10 @@ async def main_async(args: argparse.Namespace) -> int:
             + (" floor CPU µs  ratio" if floor else "")
         )
         for kind in kinds:
-            path, query, authorized = PB_REQUESTS[kind]
-            template = scope_of(path, query, built["token"] if authorized else None)
+            template = await pb_template(app, kind, built["token"])
             cpu, wall = await measure(app, template, args.requests, args.rounds)
             line = f"{kind:<10} {cpu:>10.1f} {wall:>11.1f}"
-            if floor is not None:
+            if floor is not None and kind in FLOOR_REQUESTS:
                 path, query, authorized = FLOOR_REQUESTS[kind]
                 template = scope_of(path, query, built["floor_token"] if authorized else None)
                 floor_cpu, _ = await measure(floor, template, args.requests, args.rounds)

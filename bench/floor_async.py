@@ -1,6 +1,6 @@
-"""The floor on PostgreSQL (asyncpg) and MariaDB (aiomysql): the kit's floor app, async drivers; and
-the floor of the writes on all three databases (SQLite through stdlib sqlite3 on the event loop, as
-the kit's floor reads it).
+"""The floor on PostgreSQL (asyncpg) and MariaDB (asyncmy for `mysql+asyncmy://`, else aiomysql): the
+kit's floor app, async drivers; and the floor of the writes on all three databases (SQLite through
+stdlib sqlite3 on the event loop, as the kit's floor reads it).
 
 Raw ASGI, no framework, a pool of the driver's own connections, hand-written SQL, orjson output:
 the least work a Python server does for the same six requests, so pb_headless on these databases
@@ -234,10 +234,15 @@ async def open_pool():
 
         pool = await asyncpg.create_pool(URL, min_size=POOL_SIZE, max_size=POOL_SIZE)
     else:
-        import aiomysql
-        from pymysql.constants.CLIENT import FOUND_ROWS
+        # The same driver as pb_headless's host in the run (bench/servers.py served_url).
+        if URL.startswith("mysql+asyncmy"):
+            import asyncmy as driver
+            from asyncmy.constants.CLIENT import FOUND_ROWS
+        else:
+            import aiomysql as driver
+            from pymysql.constants.CLIENT import FOUND_ROWS
 
-        pool = await aiomysql.create_pool(
+        pool = await driver.create_pool(
             host=parts.hostname,
             port=parts.port or 3306,
             user=parts.username or "root",

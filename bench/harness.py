@@ -149,6 +149,7 @@ def main(argv: list[str]) -> int:
         "workers": args.workers,
         "floor_workers": args.floor_workers,
         "cores": os.cpu_count(),
+        "driver": servers.mariadb_driver() if args.database == "mariadb" else None,
         "started": started,
     }
     text = report.table(results, reqs, meta) if results else ""
@@ -164,7 +165,7 @@ def main(argv: list[str]) -> int:
 def _changes_section(database: str, out: Path | None) -> int:
     """The change log's cost and delays (bench/changes.py), printed as their own table."""
     print(f"[bench] the change log section on {database} …", file=sys.stderr)
-    text = report.changes_table(asyncio.run(changes.measure(database)))
+    text = changes.changes_table(asyncio.run(changes.measure(database)))
     if out is None:
         out = WORK / "results" / f"{datetime.now(UTC):%Y%m%d-%H%M%S}-{database}-changes"
         out.mkdir(parents=True, exist_ok=True)
@@ -235,8 +236,11 @@ def _run_system(
             if request.pb_only:
                 url, extra = load.prepared(request.label, url, token, prepared.expected)
             load.check(system, request.label, url, token, prepared.expected, extra)
+            clients = None
+            if system.name == "pb" and request.label in load.PER_CLIENT:
+                clients = asyncio.run(dataset.client_tokens(prepared.pb_url))
             result = load.measure(
-                system, request.label, url, token if request.authorized else None, plan, out, extra
+                system, request.label, url, token if request.authorized else None, plan, out, extra, clients
             )
             result["rss_idle_kib"] = idle
             results[request.label] = result

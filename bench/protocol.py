@@ -92,6 +92,19 @@ async def measure(
     }
 
 
+async def report(
+    app: Any, requests: list[tuple[str, str, dict[str, str], int]], times: int, what: str
+) -> None:
+    """Each request warmed and checked, then measured by turns; the table printed."""
+    for _, query, headers, status in requests:
+        await warm(app, query, headers, status)
+    figures = await measure(app, requests, times)
+    print(f"{what}, {times} requests each, one at a time, in rounds of {ROUND}")
+    print("| request | CPU µs/request | wall p50 µs |\n|---|---:|---:|")
+    for label, (cpu, wall) in figures.items():
+        print(f"| {label} | {cpu:.0f} | {wall:.0f} |")
+
+
 async def run(kind: str, rows: int, times: int, reuse: bool) -> None:
     work = WORK / f"protocol-{kind}-{rows}"
     work.mkdir(parents=True, exist_ok=True)
@@ -121,13 +134,7 @@ async def run(kind: str, rows: int, times: int, reuse: bool) -> None:
             ("cursor page after row 20", f"limit=20&after={near}", auth, 200),
             (f"cursor page after row {deep_at:,}", f"limit=20&after={deep}", auth, 200),
         ]
-        for _, query, headers, status in requests:
-            await warm(app, query, headers, status)
-        figures = await measure(app, requests, times)
-        print(f"{kind}, {rows:,} rows, {times} requests each, one at a time, in rounds of {ROUND}")
-        print("| request | CPU µs/request | wall p50 µs |\n|---|---:|---:|")
-        for label, (cpu, wall) in figures.items():
-            print(f"| {label} | {cpu:.0f} | {wall:.0f} |")
+        await report(app, requests, times, f"{kind}, {rows:,} rows")
 
 
 def main() -> None:

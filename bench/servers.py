@@ -26,6 +26,30 @@ PORTS = {
 }
 
 
+# aiomysql or asyncmy; empty: the faster one, when installed
+MARIADB_DRIVER = os.environ.get("PB_BENCH_MARIADB_DRIVER", "")
+
+
+def mariadb_driver() -> str:
+    """The driver MariaDB is served through: asyncmy, the documented faster one
+    (docs/deployment.md), when it is installed (the bench extra installs it), else aiomysql.
+    `PB_BENCH_MARIADB_DRIVER=aiomysql` measures the other one."""
+    if MARIADB_DRIVER:
+        return MARIADB_DRIVER
+    try:
+        import asyncmy  # noqa: F401
+    except ImportError:
+        return "aiomysql"
+    return "asyncmy"
+
+
+def served_url(url: str) -> str:
+    """A MariaDB URL (`mysql://`) names the driver the servers use; others are served as they are."""
+    if url.startswith("mysql://"):
+        return f"mysql+{mariadb_driver()}://" + url.removeprefix("mysql://")
+    return url
+
+
 @dataclass
 class System:
     """One server under test: how to start it and the addresses of the six requests."""
@@ -182,7 +206,7 @@ SERVERS = {"uvicorn": uvicorn, "granian": granian}
 
 
 def pb_system(url: str, workers: int, server: str) -> System:
-    command, env = SERVERS[server]("bench.host:app", PORTS["pb"], workers, {"PB_BENCH_URL": url})
+    command, env = SERVERS[server]("bench.host:app", PORTS["pb"], workers, {"PB_BENCH_URL": served_url(url)})
     return System(
         "pb",
         command,
@@ -209,7 +233,7 @@ def floor_system(kind: str, floor_url: str, workers: int, writes: bool = False) 
         command, env = uvicorn("app:app", port, workers, {"FLOOR_DB": floor_url})
         command += ["--app-dir", str(kit_dir() / "floor")]
     else:
-        command, env = uvicorn("bench.floor_async:app", port, workers, {"FLOOR_URL": floor_url})
+        command, env = uvicorn("bench.floor_async:app", port, workers, {"FLOOR_URL": served_url(floor_url)})
     return System(
         "floor",
         command,

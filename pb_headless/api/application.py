@@ -28,7 +28,7 @@ from pb_headless.api.addresses import Match, check_not_shadowing, match
 from pb_headless.api.batch_operations import operation_count
 from pb_headless.api.context import ApiInfo, RequestContext
 from pb_headless.api.dispatch import dispatch
-from pb_headless.api.service import health
+from pb_headless.api.service import HEALTH_TIMEOUT, health
 from pb_headless.auth import Authenticator, UserLoader
 from pb_headless.changes import ChangeHub, follow_catalog
 from pb_headless.changes.hub import MAX_STREAMS
@@ -36,9 +36,8 @@ from pb_headless.custom_routes import collect_routes
 from pb_headless.database.accelerators import accelerator_of, reads_inline
 from pb_headless.database.backends import backend_for
 from pb_headless.database.caches import Caches
-from pb_headless.database.connections import held_connection
 from pb_headless.database.database_errors import is_unavailable
-from pb_headless.database.deadline import UNAVAILABLE, answered, within
+from pb_headless.database.deadline import UNAVAILABLE, UnitOfWork
 from pb_headless.database.prepare import prepare
 from pb_headless.errors import (
     ApiError,
@@ -246,12 +245,8 @@ class HeadlessAPI:
             if scope["method"] not in ("GET", "HEAD"):
                 raise MethodNotAllowed(["GET", "HEAD", "OPTIONS"])
             inline = reads_inline(self.database)
-            return await health(
-                self._checked_snapshot(scope, inline),
-                self.version,
-                self.database_timeout,
-                eager=self.database if inline else None,
-            )
+            unit = UnitOfWork(self.database, min(self.database_timeout, HEALTH_TIMEOUT))
+            return await health(unit, self._checked_snapshot(scope, unit, inline), self.version, eager=inline)
         try:
             body = await read_body(scope, receive, limit=MAX_BODY_BYTES, timeout=self.body_timeout)
         except BodyTimeout:
@@ -261,12 +256,13 @@ class HeadlessAPI:
         if found.kind == "batch" and scope["method"] == "POST":
             await self._charge(scope, operation_count(body.content) - 1)
         inline = reads_inline(self.database)
+        unit = UnitOfWork(self.database, self.database_timeout)
         work = (
             # SQLite's short reads need no connection of the request's; a statement that does takes
             # one of the kept connections for itself (docs/performance.md).
-            self._authenticated_on(request, found, decision, body)
+            self._authenticated_on(unit, request, found, decision, body)
             if inline
-            else self._authenticated(request, found, decision, body)
+            else self._authenticated(unit, request, found, decision, body)
         )
         # SQLite's reads on the loop mostly never wait: the API's own reads start at once, and only
         # one that has to wait gets the time limit's task (database/deadline.py). Integrators' code
@@ -277,7 +273,7 @@ class HeadlessAPI:
             and found.kind in _EAGER_KINDS
             and self.authenticator.user_loader is None
         )
-        return await within(self.database_timeout, work, eager=self.database if eager else None)
+        return await unit.run(work, eager=eager)
 
     async def _charge(self, scope: Scope, extra: int) -> None:
         """A batch counts as one request per operation: the rest of them are counted here, before
@@ -290,15 +286,15 @@ class HeadlessAPI:
                 raise RateLimited(decision.retry_after)
 
     async def _authenticated(
-        self, request: Request, found: Match, decision: RateDecision, body: Body
+        self, unit: UnitOfWork, request: Request, found: Match, decision: RateDecision, body: Body
     ) -> Response:
-        async with held_connection(self.database):  # one connection for every query of the request
-            response = await self._authenticated_on(request, found, decision, body)
-            answered(response)  # ready before the release: a stall there cannot turn it into a 503
+        async with unit.held():  # one connection for every query of the request
+            response = await self._authenticated_on(unit, request, found, decision, body)
+            unit.answered(response)  # ready before the release: a stall there cannot turn it into a 503
         return response
 
     async def _authenticated_on(
-        self, request: Request, found: Match, decision: RateDecision, body: Body
+        self, unit: UnitOfWork, request: Request, found: Match, decision: RateDecision, body: Body
     ) -> Response:
         authentication = await self.authenticator.authenticate(request.headers, _recorder(request.scope))
         if self.changes.due(authentication.snapshot.version):  # DDL only when the version moved
@@ -315,16 +311,17 @@ class HeadlessAPI:
             caches=self.caches,
             data_version=authentication.data_version,
             changes=self.changes,
+            unit=unit,
         )
         return await dispatch(context, request, found)
 
-    async def _checked_snapshot(self, scope: Scope, inline: bool) -> None:
-        """Health's check of the database: read the shared version, as every request does, on a
-        connection that is closed if the check is cut off (a frozen server keeps no pool place)."""
+    async def _checked_snapshot(self, scope: Scope, unit: UnitOfWork, inline: bool) -> None:
+        """Health's check of the database: read the shared version, as every request does, on the
+        unit's connection, closed if the check is cut off (a frozen server keeps no pool place)."""
         if inline:
             _recorder(scope)(await self.snapshot())
             return
-        async with held_connection(self.database):
+        async with unit.held():
             _recorder(scope)(await self.snapshot())
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:

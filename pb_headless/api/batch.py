@@ -83,7 +83,7 @@ async def _written(
 ) -> Response:
     database = context.database
     fields = _unique_fields(operations)
-    async with unique_locks(database, fields, LOCK_TIMEOUT), write_transaction(database):
+    async with unique_locks(database, fields, LOCK_TIMEOUT), write_transaction(database, context.unit):
         await take_unique_turns(database, fields)
         await _lock_named_rows(context, operations)
         results = await _applied(context, operations)

@@ -17,6 +17,7 @@ from databases import Database
 from pb_headless.auth import Principal
 from pb_headless.custom_routes import RouteDef
 from pb_headless.database.caches import Caches
+from pb_headless.database.deadline import UnitOfWork
 from pb_headless.http.body import Body
 from pb_headless.ratelimit import RateDecision
 from pb_headless.state.snapshot import Snapshot
@@ -44,3 +45,4 @@ class RequestContext:
     caches: Caches  # what the API object keeps between requests (database/caches.py)
     data_version: int | None  # read with the token: which kept counts still hold
     changes: Any = None  # pb_headless.changes.ChangeHub: this instance's change log and streams
+    unit: UnitOfWork | None = None  # the request's unit of work: its connection, commit and answer

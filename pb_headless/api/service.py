@@ -11,7 +11,7 @@ from starlette.responses import Response
 
 from pb_headless.api.context import RequestContext
 from pb_headless.auth import Principal, user_reference
-from pb_headless.database.deadline import within
+from pb_headless.database.deadline import UnitOfWork
 from pb_headless.errors import ServiceUnavailable
 from pb_headless.http.responses import NO_STORE, OBJECT_CACHING, json_bytes, json_prepared, json_response
 from pb_headless.openapi import document_for
@@ -21,12 +21,12 @@ HEALTH_TIMEOUT = 2.0  # /health says "unavailable" within this, however long the
 
 
 async def health(
-    check: Coroutine[Any, Any, None], version: str, timeout: float, *, eager: Any = None
+    unit: UnitOfWork, check: Coroutine[Any, Any, None], version: str, *, eager: bool = False
 ) -> Response:
-    """200 while `check` (a read of the shared version) succeeds within the time limit, else 503.
-    `eager`: the database, when the check may start at once (`deadline.within`)."""
+    """200 while `check` (a read of the shared version) succeeds within the unit's time limit (at
+    most HEALTH_TIMEOUT), else 503. `eager`: the check may start at once (`UnitOfWork.run`)."""
     try:
-        await within(min(timeout, HEALTH_TIMEOUT), check, eager=eager)
+        await unit.run(check, eager=eager)
     except Exception as failure:
         error = failure if isinstance(failure, ServiceUnavailable) else ServiceUnavailable()
         body = {**error.body(), "status": "unavailable", "database": "unavailable", "version": version}

@@ -45,7 +45,7 @@ async def create_record(
     values, sent = create_values(context, spec, json_body(request.headers, context))
     database = context.database
     unique = fields_to_check(spec, values)
-    async with named_locks(database, spec, unique, LOCK_TIMEOUT), write_transaction(database):
+    async with named_locks(database, spec, unique, LOCK_TIMEOUT), write_transaction(database, context.unit):
         key = await create_row(context, spec, values, sent)
         record, addressable = await read_back(context, spec, key)
         headers = {"Vary": OBJECT_VARY}  # the answer is the token's own, as a read's is
@@ -67,7 +67,7 @@ async def update_record(
     values, sent = update_values(spec, json_body(request.headers, context))
     database = context.database
     unique = fields_to_check(spec, values)
-    async with named_locks(database, spec, unique, LOCK_TIMEOUT), write_transaction(database):
+    async with named_locks(database, spec, unique, LOCK_TIMEOUT), write_transaction(database, context.unit):
         await lock_served_row(context, spec, key, record_id)
         await check_if_match(context, request.headers, spec, key)
         await update_row(context, spec, key, values, sent)
@@ -80,7 +80,7 @@ async def delete_record(
     context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
 ) -> Response:
     key = await _served_key(context, spec, record_id)
-    async with write_transaction(context.database):
+    async with write_transaction(context.database, context.unit):
         await lock_served_row(context, spec, key, record_id)
         await check_if_match(context, request.headers, spec, key)
         await delete_row(context, spec, key)

@@ -15,11 +15,13 @@ second), so keys noted before it was dropped are not used after.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Hashable
 
 from databases import Database
 
+from pb_headless.database import internals
 from pb_headless.database.dialect import dialect_name
 
 PREFIX = "pbchg_"
@@ -50,19 +52,29 @@ def trigger_base(table: str, key: str, rules: str = "") -> str:
     return f"{PREFIX}{table[:40]}_{digest}"
 
 
+# The same two in their drivers' own form: a deep page reads the version once or twice, and building
+# and compiling the text through `databases` cost three times the round trip (docs/performance.md).
+_PG_VERSION_DRIVER = _PG_VERSION.replace(":table", "$1").replace(":prefix", "$2")
+_MARIADB_VERSION_DRIVER = _MARIADB_VERSION.replace(":table", "%(table)s").replace(":prefix", "%(prefix)s")
+
+
 async def read_version(database: Database, table: str, key: str) -> Hashable | None:
     """(head, the triggers' identity) for `table` on PostgreSQL and MariaDB; None when the table has
     no enabled change-log trigger, the change log is not installed, or on another database."""
     dialect = dialect_name(database)
-    if dialect == "postgresql":
-        query = _PG_VERSION
-    elif dialect == "mysql":
-        query = _MARIADB_VERSION
-    else:
+    if dialect not in ("postgresql", "mysql"):
         return None
     # Any change-log trigger of the table: its name's digest follows the objects' rules, which this
     # layer does not know (a table has one set at a time; while two are, the identity differs too).
-    row = await database.fetch_one(query, {"table": table, "prefix": PREFIX})
+    connection = database.connection()
+    async with connection, internals.query_lock(connection) or contextlib.nullcontext():
+        raw = internals.driver(connection)
+        if dialect == "postgresql":
+            row = await raw.fetchrow(_PG_VERSION_DRIVER, table, PREFIX)
+        else:
+            async with raw.cursor() as cursor:
+                await cursor.execute(_MARIADB_VERSION_DRIVER, {"table": table, "prefix": PREFIX})
+                row = await cursor.fetchone()
     if row is None or row[0] is None or row[1] is None:
         return None
     return (int(row[0]), str(row[1]))

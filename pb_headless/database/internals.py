@@ -158,7 +158,7 @@ def result_processor(type_: Any, dialect: Dialect) -> Callable[[Any], Any] | Non
 
 def hand_over_connection(database: Any, source: Any, target: Any) -> None:
     """Give the `databases` connection `source` (a task) has to `target`, which carries on its work
-    (`deadline.within`, eager): its queries and its release find it there."""
+    (`UnitOfWork.run`, eager): its queries and its release find it there."""
     if database._global_connection is not None:
         return
     found = database._connection_map.pop(source, None)

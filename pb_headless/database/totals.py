@@ -11,6 +11,11 @@ the next request that needs it, and served from then on (docs/performance.md).
 On SQLite the version also holds SQLite's own `PRAGMA data_version`, which moves with every commit of
 any connection (database/sqlite/inline.py): a write that bypasses the library makes the next request count
 again, so counts are exact there and need no time bound.
+
+A count the database stopped at its time budget (a search's, database/budget.py) is kept too, as "past
+the budget", under the same version and time bound: the next requests answer their estimate at once
+instead of each spending the budget again on a count that will not finish (docs/performance-notes.md,
+"Search on MariaDB").
 """
 
 from __future__ import annotations
@@ -20,6 +25,9 @@ import logging
 import time
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Hashable
+
+from pb_headless.database.budget import OverBudget
+from pb_headless.database.database_errors import is_over_budget
 
 log = logging.getLogger("pb_headless")
 
@@ -41,7 +49,8 @@ class Totals:
     """
 
     def __init__(self) -> None:
-        self._counts: OrderedDict[Hashable, tuple[Hashable, float, int, float]] = OrderedDict()
+        # (version, taken at, total or None when the count passed its budget, seconds it took)
+        self._counts: OrderedDict[Hashable, tuple[Hashable, float, int | None, float]] = OrderedDict()
         self._weights: dict[Hashable, int] = {}  # each kept key's bytes (`key_bytes`)
         self.bytes = 0
         self._running: dict[tuple[Hashable, Hashable], asyncio.Future[int]] = {}
@@ -55,7 +64,8 @@ class Totals:
         exact: bool = False,
     ) -> int:
         """The count of `key` at `version`; `exact`: the version moves with every write, whoever
-        makes it, so a kept count never needs the time bound."""
+        makes it, so a kept count never needs the time bound. `OverBudget` when the count passed its
+        budget at this version, here or in an earlier request."""
         if version is None:
             return await count()
         found = self._counts.get(key)
@@ -63,9 +73,13 @@ class Totals:
             self._counts.move_to_end(key)
             age, took = time.monotonic() - found[1], found[3]
             stale = not exact and age >= max(STALE_AFTER, RECOUNT_FACTOR * took)
-            if stale and (key, version) not in self._running:
-                self._recount_later(key, version, count)
-            return found[2]
+            if found[2] is None:  # past its budget: tried again in a request, under its budget, once stale
+                if not stale:
+                    raise OverBudget()
+            else:
+                if stale and (key, version) not in self._running:
+                    self._recount_later(key, version, count)
+                return found[2]
         running = self._running.get((key, version))
         if running is not None:
             try:
@@ -107,13 +121,22 @@ class Totals:
         try:
             total = await count()
         except BaseException as error:
+            over = isinstance(error, OverBudget) or is_over_budget(error)
             # A cancel is this request's own: those sharing the count must not hear it as theirs.
-            future.set_exception(_CutOff() if isinstance(error, asyncio.CancelledError) else error)
+            future.set_exception(
+                OverBudget() if over else _CutOff() if isinstance(error, asyncio.CancelledError) else error
+            )
             future.exception()  # whoever waits sees it; nobody waiting is not an error of its own
+            if over:
+                self._keep(key, version, taken, None)
             raise
         finally:
             del self._running[(key, version)]
         future.set_result(total)
+        self._keep(key, version, taken, total)
+        return total
+
+    def _keep(self, key: Hashable, version: Hashable, taken: float, total: int | None) -> None:
         self._counts[key] = (version, taken, total, time.monotonic() - taken)
         self._counts.move_to_end(key)
         if key not in self._weights:
@@ -122,7 +145,6 @@ class Totals:
         while len(self._counts) > KEPT_COUNTS or (self.bytes > KEPT_COUNT_BYTES and len(self._counts) > 1):
             evicted, _ = self._counts.popitem(last=False)
             self.bytes -= self._weights.pop(evicted)
-        return total
 
 
 def key_bytes(key: Hashable) -> int:

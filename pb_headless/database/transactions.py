@@ -8,7 +8,7 @@ BEGIN, COMMIT and ROLLBACK are sent on the task's connection here rather than th
 COMMIT (its start and commit count the connection in and out around those awaits, with no way
 out in between). A connection whose BEGIN, COMMIT or ROLLBACK did not finish is closed, never
 reused (`connections.py`); a COMMIT the database did not confirm is an unknown outcome
-(`deadline.committing`, docs/writes.md).
+(`UnitOfWork.committing`, docs/writes.md).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from databases.core import Connection
 from pb_headless.database import internals
 from pb_headless.database.connections import discard, held_connection
 from pb_headless.database.database_errors import is_unavailable
-from pb_headless.database.deadline import OUTCOME_UNKNOWN, committing
+from pb_headless.database.deadline import OUTCOME_UNKNOWN, UnitOfWork, committing
 from pb_headless.database.dialect import dialect_name
 from pb_headless.errors import ServiceUnavailable
 from pb_headless.state.version import bump_data_version, bump_data_version_sql
@@ -36,17 +36,18 @@ _sqlite_writers: weakref.WeakKeyDictionary[Database, asyncio.Lock] = weakref.Wea
 
 
 @contextlib.asynccontextmanager
-async def write_transaction(database: Database) -> AsyncIterator[None]:
+async def write_transaction(database: Database, unit: UnitOfWork | None) -> AsyncIterator[None]:
     """One write, all or nothing, that also moves the data version (so kept counts of every instance
-    go out of date in the same commit). SQLite takes its write lock up front (BEGIN IMMEDIATE): a
-    deferred transaction that reads first and writes later can deadlock against another writer."""
+    go out of date in the same commit); `unit`, the request's, learns how far its COMMIT got.
+    SQLite takes its write lock up front (BEGIN IMMEDIATE): a deferred transaction that reads first
+    and writes later can deadlock against another writer."""
     if dialect_name(database) != "sqlite":
         async with held_connection(database) as connection:
             await connection.execute("BEGIN")
             async with _rolled_back_on_error(database, connection):
                 yield
                 await bump_data_version(database)
-            await _commit(database, connection)
+            await _commit(database, connection, unit)
         return
     queue = _sqlite_writers.setdefault(database, asyncio.Lock())
     async with queue, database.connection() as connection:
@@ -57,7 +58,7 @@ async def write_transaction(database: Database) -> AsyncIterator[None]:
         except BaseException:
             await _sqlite_run(connection, "ROLLBACK")
             raise
-        with committing():
+        with committing(unit):
             await _sqlite_run(connection, "COMMIT")
 
 
@@ -85,10 +86,10 @@ async def _rolled_back_on_error(database: Database, connection: Connection) -> A
         raise
 
 
-async def _commit(database: Database, connection: Connection) -> None:
+async def _commit(database: Database, connection: Connection, unit: UnitOfWork | None) -> None:
     """COMMIT; a connection lost under it leaves the outcome unknown, and the client is told so."""
     try:
-        with committing():
+        with committing(unit):
             await connection.execute("COMMIT")
     except Exception as error:
         discard(database, connection)

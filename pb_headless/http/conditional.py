@@ -22,7 +22,7 @@ OBJECT_VARY = "Authorization, X-API-Key"
 _VARY = OBJECT_VARY.encode("latin-1")
 # The headers a 304 repeats from the 200 it stands for (RFC 9110 §15.4.5); rate-limit headers are
 # added to every answer by the application.
-_KEPT_ON_304 = ("etag", "cache-control", "vary", "x-truncated-relations")
+_KEPT_ON_304 = frozenset((b"etag", b"cache-control", b"vary", b"x-truncated-relations"))
 
 
 def entity_tag(body: bytes) -> str:
@@ -85,8 +85,23 @@ def conditional(if_none_match: str | None, response: Response, tag: str | None =
         raw.append((b"vary", _VARY))
     if not none_match(if_none_match, tag):
         return response
-    kept = {name: value for name, value in response.headers.items() if name in _KEPT_ON_304}
-    return Response(status_code=304, headers=kept)
+    return _not_modified(response.raw_headers)
+
+
+def _not_modified(raw: list[tuple[bytes, bytes]]) -> Response:
+    """The 304 standing for a 200 with these raw headers: the ones RFC 9110 has it repeat, in their
+    order (a name given twice keeps its last value), made without Starlette's header handling (a
+    304 has no body, so no content length or type: what `Response(status_code=304)` leaves out)."""
+    kept: dict[bytes, bytes] = {}
+    for name, value in raw:
+        if name in _KEPT_ON_304:
+            kept[name] = value
+    response = Response.__new__(Response)
+    response.status_code = 304
+    response.background = None
+    response.body = b""
+    response.raw_headers = list(kept.items())
+    return response
 
 
 def not_modified(headers: Headers, tag: str, cache: str) -> Response | None:

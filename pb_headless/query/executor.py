@@ -156,12 +156,15 @@ async def _total(
         estimate = await estimated_total(backend, uncapped())
         if estimate is not None:
             return estimate, True
+    kept_estimate = None
     if count_key is not None:
         version, exact = _count_version(database, data_version)
-        count_all = functools.partial(reader.caches.totals.total, count_key, version, count_all, exact)
+        totals = reader.caches.totals
+        count_all = functools.partial(totals.total, count_key, version, count_all, exact)
+        kept_estimate = functools.partial(totals.total, ("estimate", count_key), version, exact=exact)
     if not plan.search:
         return await count_all(), False
-    return await bounded_total(reader, plan, uncapped, count_all, len(rows) + bool(more))
+    return await bounded_total(reader, plan, uncapped, count_all, len(rows) + bool(more), kept_estimate)
 
 
 async def fetch_one(

@@ -38,10 +38,13 @@ async def bounded_total(
     uncapped: Callable[[], sa.Select[Any]],
     count_all: Callable[[], Awaitable[int]],
     read: int,
+    kept_estimate: Callable[[Callable[[], Awaitable[int]]], Awaitable[int]] | None = None,
 ) -> tuple[int, bool]:
     """The total and whether it is an estimate. Past the cap or the budget: the planner's estimate of
     the `uncapped` count (PostgreSQL, MariaDB), never below what is known to exist: the rows counted,
-    and those up to the end of this page and the one read past it (`read`)."""
+    and those up to the end of this page and the one read past it (`read`). `kept_estimate` keeps the
+    estimate as the count is kept (query/executor.py): building and explaining the uncapped count
+    cost several times the page."""
     try:
         async with statement_budget(reader.database, COUNT_BUDGET):
             counted: int | None = await count_all()
@@ -49,5 +52,9 @@ async def bounded_total(
         counted = None
     if counted is not None and counted <= SEARCH_COUNT_EXACT:
         return counted, False
-    estimate = await reader.backend.planner_estimate(uncapped())
-    return max(estimate or 0, counted or 0, plan.offset + read), True
+
+    async def estimate() -> int:
+        return await reader.backend.planner_estimate(uncapped()) or 0
+
+    estimated = await (estimate() if kept_estimate is None else kept_estimate(estimate))
+    return max(estimated, counted or 0, plan.offset + read), True

@@ -1,6 +1,7 @@
-"""`deadline.within(..., eager=database)`: work that never waits runs in the caller with no task made;
-work that waits carries on in a task of its own, under the same time limit, with its `databases`
-connection and its context handed over (docs/performance.md, "The fixed cost of a request")."""
+"""`UnitOfWork.run(..., eager=True)` (and `within`, a unit of its own): work that never waits runs in
+the caller with no task made; work that waits carries on in a task of its own, under the same time
+limit, with its `databases` connection and its context handed over (docs/performance.md, "The fixed
+cost of a request")."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ import pytest
 from databases import Database
 
 from pb_headless.database import internals
-from pb_headless.database.deadline import OUTCOME_UNKNOWN, TOO_SLOW, committing, within
+from pb_headless.database.deadline import OUTCOME_UNKNOWN, TOO_SLOW, UnitOfWork, within
 from pb_headless.errors import ServiceUnavailable
 
 mark: contextvars.ContextVar[str] = contextvars.ContextVar("mark", default="")
@@ -83,12 +84,14 @@ async def test_work_that_waits_too_long_is_cut_off(database: Database) -> None:
 
 
 async def test_a_commit_begun_in_the_first_step_is_known(database: Database) -> None:
+    unit = UnitOfWork(database, 0.05)
+
     async def work() -> None:
-        with committing():
+        with unit.committing():
             await asyncio.sleep(30)
 
     with pytest.raises(ServiceUnavailable) as raised:
-        await within(0.05, work(), eager=database)
+        await unit.run(work(), eager=True)
     assert raised.value.message == OUTCOME_UNKNOWN
 
 
