@@ -30,7 +30,6 @@ from pb_headless.http.conditional import record_tag
 from pb_headless.operations import Operation
 from pb_headless.query import parse_query, plan_show
 from pb_headless.query.compiler import compile_show_many
-from pb_headless.query.render import render_records
 from pb_headless.registry import ObjectSpec
 
 _SAVEPOINT = "pb_batch_rows"
@@ -200,9 +199,7 @@ async def _created_results(
         context.database.fetch_all if spec.query is None else functools.partial(fetch_rows, context.database)
     )
     rows = await fetch(statement)
-    served = dict(
-        zip((row[spec.pk.name] for row in rows), render_records(rows, plan.fields, plan.derived), strict=True)
-    )
+    served = dict(zip((row[spec.pk.name] for row in rows), plan.render(rows), strict=True))
     readable = context.principal.has_scope(spec.read_scope)
     results = []
     for key in keys:

@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Hashable, Mapping
 from typing import Any, TypeVar
 from urllib.parse import unquote_plus
 
@@ -16,7 +15,6 @@ from pb_headless.api.handling import applied_handling
 from pb_headless.api.list_tags import list_tag
 from pb_headless.api.records import record_key
 from pb_headless.database.accelerators import accelerator_of
-from pb_headless.database.caches import KEPT_PLAN_QUERY
 from pb_headless.errors import ApiError, NotFound, ValidationFailed
 from pb_headless.http.conditional import OBJECT_VARY, conditional, entity_tag, not_modified
 from pb_headless.http.responses import (
@@ -27,9 +25,10 @@ from pb_headless.http.responses import (
     request_header,
 )
 from pb_headless.query import parse_query, plan_list, plan_show
-from pb_headless.query.executor import ListPage, fetch_by_key, fetch_page
+from pb_headless.query.executor import ListPage, fetch_page, fetch_record
 from pb_headless.query.grammar import LIST_QUERY, SHOW_QUERY, ParsedQuery
 from pb_headless.query.planner import ListPlan, ShowPlan
+from pb_headless.query.prepared import CompiledRead, Reader, kept_read
 from pb_headless.registry import ObjectSpec
 
 PAGING_PARAMETERS = frozenset({"offset", "page"})
@@ -38,7 +37,10 @@ P = TypeVar("P", bound=ShowPlan)
 
 
 async def list_records(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
-    plan = planned(context, request, spec, plan_list, LIST_QUERY)
+    """plan → tag → page → envelope → conditional (docs/architecture.md, "The compiled read")."""
+    reader = read_on(context)
+    compiled = planned(reader, request, spec, plan_list, LIST_QUERY)
+    plan = compiled.plan
     preference = applied_handling(request, plan.ignored)
     if plan.details:
         raise object_answer(ValidationFailed(plan.details))
@@ -47,23 +49,37 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     accelerator = accelerator_of(context.database)
     accelerator.share_reads()
     try:
-        derived = await list_tag(context, request, spec, plan)  # before the page: see api/list_tags.py
-        if derived is not None and (unchanged := not_modified(request.headers, derived[0], OBJECT_CACHING)):
+        tagged = await list_tag(context, request, spec, plan)  # before the page: see api/list_tags.py
+        if tagged is not None and (unchanged := not_modified(request.headers, tagged[0], OBJECT_CACHING)):
             return unchanged
-        # A search takes one of the token's shares of this instance's searches (database/budget.py).
-        shared = context.caches.searches.share(context.principal.token.token_hash) if plan.search else None
-        with shared or contextlib.nullcontext():
-            page = await fetch_page(
-                context.database,
-                spec,
-                plan,
-                context.backend.name,
-                context.caches,
-                context.data_version,
-                written=None if derived is None else derived[1],
-            )
+        page = await _page(context, reader, compiled, None if tagged is None else tagged[1])
     finally:
         accelerator.unshare_reads()
+    body = _envelope(context, request, spec, plan, page)
+    headers = {**truncation_headers(page.truncated), **preference}
+    response = json_response(body, headers=headers, cache=OBJECT_CACHING)
+    return conditional(
+        request_header(request.scope, b"if-none-match"), response, None if tagged is None else tagged[0]
+    )
+
+
+async def _page(
+    context: RequestContext, reader: Reader, compiled: CompiledRead[ListPlan], positions: Hashable | None
+) -> ListPage:
+    """The page of a compiled list, its total kept with the change-log `positions` the tag was made
+    of, else with the request's data version. A search takes one of the token's shares of this
+    instance's searches (database/budget.py)."""
+    version = context.data_version if positions is None else ("changes", positions)
+    if not compiled.plan.search:
+        return await fetch_page(reader, compiled, version)
+    with context.caches.searches.share(context.principal.token.token_hash):
+        return await fetch_page(reader, compiled, version)
+
+
+def _envelope(
+    context: RequestContext, request: Request, spec: ObjectSpec, plan: ListPlan, page: ListPage
+) -> dict[str, Any]:
+    """The list envelope: `data`, `meta` (total, paging, what was ignored or cut) and `links`."""
     keyset = plan.cursor is not None
     positions = page_cursors(plan, page)
     meta: dict[str, Any] = {
@@ -92,12 +108,7 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
             else None,
             "prev": _link(address, written, max(plan.offset - plan.limit, 0)) if plan.offset > 0 else None,
         }
-    body = {"data": page.records, "meta": meta, "links": links}
-    headers = {**truncation_headers(page.truncated), **preference}
-    response = json_response(body, headers=headers, cache=OBJECT_CACHING)
-    return conditional(
-        request_header(request.scope, b"if-none-match"), response, None if derived is None else derived[0]
-    )
+    return {"data": page.records, "meta": meta, "links": links}
 
 
 def _has_more(plan: ListPlan, page: ListPage, positions: dict[str, str | None]) -> bool:
@@ -112,15 +123,14 @@ def _has_more(plan: ListPlan, page: ListPage, positions: dict[str, str | None]) 
 async def show_record(
     context: RequestContext, request: Request, spec: ObjectSpec, record_id: str
 ) -> Response:
-    plan = planned(context, request, spec, plan_show, SHOW_QUERY)
-    preference = applied_handling(request, plan.ignored)
+    reader = read_on(context)
+    compiled = planned(reader, request, spec, plan_show, SHOW_QUERY)
+    preference = applied_handling(request, compiled.plan.ignored)
     record: dict[str, Any] | None = None
     truncated: Mapping[str, Any] = {}
     key = record_key(spec, record_id)
     if key is not None:
-        record, truncated = await fetch_by_key(
-            context.database, spec, plan, key, context.backend.name, context.caches
-        )
+        record, truncated = await fetch_record(reader, compiled, key)
     if record is None:
         raise object_answer(NotFound(f"There is no record '{record_id}' in '{spec.name}'."))
     headers = {**truncation_headers(truncated), **preference}
@@ -130,26 +140,25 @@ async def show_record(
     return conditional(request_header(request.scope, b"if-none-match"), response, tag)
 
 
+def read_on(context: RequestContext) -> Reader:
+    """Where this request's reads run: its database, that database's backend, the API's caches."""
+    return Reader(context.database, context.backend, context.caches)
+
+
 def planned(
-    context: RequestContext,
+    reader: Reader,
     request: Request,
     spec: ObjectSpec,
     plan: Callable[[ObjectSpec, ParsedQuery], P],
     accepted: frozenset[str],
-) -> P:
-    """The plan of this query string for this object: planning is pure (query/planner.py), so a plan
-    made once is kept by object and query string as written and used again (`caches.plans`); a plan
-    that answers 422 is made again each time, as is one of a query string past `KEPT_PLAN_QUERY`.
-    `accepted` names the parameters this read takes (query/grammar.py); `plan` implies it."""
+) -> CompiledRead[P]:
+    """The compiled read of this request's query string, kept by object and query string as written
+    (query/prepared.py `kept_read`). `accepted` names the parameters this read takes
+    (query/grammar.py); `plan` implies it."""
     written: bytes = request.scope.get("query_string", b"")
-    key = (spec, plan, written)
-    found: P | None = context.caches.plans.get(key)  # type: ignore[assignment]
-    if found is not None:
-        return found
-    made = plan(spec, parse_query(request.query_params.multi_items(), accepted))
-    if not getattr(made, "details", None) and len(written) <= KEPT_PLAN_QUERY:
-        context.caches.plans.put(key, made)
-    return made
+    return kept_read(
+        reader, spec, plan, written, lambda: parse_query(request.query_params.multi_items(), accepted)
+    )
 
 
 def truncation_headers(truncated: Mapping[str, Any]) -> dict[str, str]:

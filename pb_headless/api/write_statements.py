@@ -22,7 +22,7 @@ from pb_headless.api.context import RequestContext
 from pb_headless.database.statements import NOT_REUSABLE, Prepared, execute, paging_slots, prepare
 from pb_headless.query import compile_show, parse_query, plan_show
 from pb_headless.query.executor import fetch_by_key
-from pb_headless.query.parameters import recording
+from pb_headless.query.parameters import Binder
 from pb_headless.query.planner import ShowPlan
 from pb_headless.query.prepared import plan_slots
 from pb_headless.registry import ObjectSpec
@@ -89,9 +89,9 @@ async def update(context: RequestContext, spec: ObjectSpec, key: Any, values: di
     """UPDATE the row while the object serves it."""
 
     def build() -> Built:
-        with recording() as notes:
-            where = served(context, spec, key)
-        slots = _key_slots(notes, key)
+        binder = Binder(context.backend.name, recording=True)
+        where = served(context, spec, key, binder)
+        slots = _key_slots(binder.parameters, key)
         if slots is not None:
             slots.update({_parameter(name): (name, None) for name in values})
         return spec.table.update().where(where).values(_bound(spec, values)), slots
@@ -103,17 +103,20 @@ async def delete(context: RequestContext, spec: ObjectSpec, key: Any) -> None:
     """DELETE the row while the object serves it."""
 
     def build() -> Built:
-        with recording() as notes:
-            where = served(context, spec, key)
-        return spec.table.delete().where(where), _key_slots(notes, key)
+        binder = Binder(context.backend.name, recording=True)
+        where = served(context, spec, key, binder)
+        return spec.table.delete().where(where), _key_slots(binder.parameters, key)
 
     await _execute(context, spec, ("delete",), build, _key_values(key))
 
 
-def served(context: RequestContext, spec: ObjectSpec, key: Any) -> sa.ColumnElement[bool]:
+def served(
+    context: RequestContext, spec: ObjectSpec, key: Any, binder: Binder | None = None
+) -> sa.ColumnElement[bool]:
     """WHERE of an update or delete: this key, and only while the object serves the row. The keys
-    are read through a derived table, which MariaDB accepts on the table being changed."""
-    keys = compile_show(spec, key_plan(spec), key, context.backend.name).subquery()
+    are read through a derived table, which MariaDB accepts on the table being changed. `binder`:
+    a recording one notes the key's parameter (query/parameters.py)."""
+    keys = compile_show(spec, key_plan(spec), key, binder or context.backend.name).subquery()
     addressed = spec.pk.column == sa.bindparam(KEY, key, spec.pk.column.type)
     return sa.and_(addressed, spec.pk.column.in_(sa.select(keys.c[spec.pk.name])))
 

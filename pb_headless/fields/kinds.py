@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from decimal import Decimal
 from enum import StrEnum
 from typing import Any
-from weakref import WeakKeyDictionary
 
 import sqlalchemy as sa
 from sqlalchemy.dialects import mysql
@@ -84,25 +83,15 @@ class ColumnDescription:
         return Decimal(("9" * whole or "0") + ("." + "9" * scale if scale else ""))
 
 
-# A column's description never changes once its table is built; tables rebuilt with a new registry
-# version bring new columns, and the old entries go with the old columns.
-_described: WeakKeyDictionary[sa.Column[Any], ColumnDescription] = WeakKeyDictionary()
-
-
 def describe_column(column: sa.Column[Any]) -> ColumnDescription:
-    """The description of `column`, computed once per column."""
-    try:
-        return _described[column]
-    except KeyError:
-        pass
-    description = ColumnDescription(
+    """The description of `column`, worked out from the column alone. Made once per field and
+    registry version: the registry keeps it in the field's `FieldSpec.description`, which every
+    request reads (nothing of a request describes a column again)."""
+    return ColumnDescription(
         **_type_facts(stored_type(column.type)),
         nullable=bool(column.nullable),
         has_default=_has_default(column),
     )
-    if isinstance(getattr(column, "table", None), sa.Table):  # a column on its table no longer changes
-        _described[column] = description
-    return description
 
 
 def stored_type(type_: sa.types.TypeEngine[Any]) -> sa.types.TypeEngine[Any]:

@@ -1,4 +1,4 @@
-"""Turns list and show plans into SQLAlchemy Core statements for one database dialect.
+"""Turns list and show plans into SQLAlchemy Core statements for one database (its backend's facts).
 
 Every statement starts from the same narrowed base: the object's table, only published rows, then
 the declaration's `query`. `query` is called on every compile, never cached: it may read the clock
@@ -16,13 +16,14 @@ import sqlalchemy as sa
 from sqlalchemy.ext.compiler import compiles
 from sqlalchemy.sql import operators as sql_operators
 
+from pb_headless.database.backends import Backend
 from pb_headless.database.dialect import casefold
 from pb_headless.database.slots import CURSOR
 from pb_headless.database.sqlite.trigrams import MATCH_KEY, match_query
 from pb_headless.fields import FieldKind
 from pb_headless.query.limits import SEARCH_COUNT_EXACT
 from pb_headless.query.operators import Operator
-from pb_headless.query.parameters import record_parameter
+from pb_headless.query.parameters import Binder, binder_for
 from pb_headless.query.planner import Condition, ListPlan, Ordering, ShowPlan
 from pb_headless.query.seek import seek_condition
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
@@ -44,21 +45,26 @@ _COMPARISONS: dict[Operator, Callable[[Any, Any], sa.ColumnElement[Any]]] = {
 }
 
 
+Facts = Binder | Backend | type[Backend] | str  # the database a statement is for (query/parameters.py)
+
+
 def compile_list(
-    spec: ObjectSpec, plan: ListPlan, dialect: str, capped: bool = True
+    spec: ObjectSpec, plan: ListPlan, dialect: Facts, capped: bool = True
 ) -> tuple[sa.Select[Any], sa.Select[Any]]:
     """The page statement and the statement counting every matching row.
 
     The count wraps the filtered select as a subquery, so joins, DISTINCT or GROUP BY that `query`
     may add count exactly the rows the pages show. A search's count (`capped`) stops one row past
-    `SEARCH_COUNT_EXACT`: a larger total is estimated instead (query/executor.py).
+    `SEARCH_COUNT_EXACT`: a larger total is estimated instead (query/executor.py). `dialect`: the
+    backend (or its name), or a recording `Binder` that notes the parameters for the statement cache.
     """
-    conditions = _conditions(spec, plan, dialect)
+    binder = binder_for(dialect)
+    conditions = _conditions(spec, plan, binder)
     columns = _columns(spec, plan)
     filtered = _narrowed(spec, columns).where(*conditions).order_by(None)
     orderings = [_ordering(order) for order in plan.order]
     page_orderings = orderings
-    match = search_match(spec, plan, dialect)
+    match = search_match(spec, plan)
     if match is not None:
         # The search index's candidates drive the count, and the page when it is in key order
         # (candidates come in key order, so the page stops at its last record); under another order
@@ -80,10 +86,10 @@ def compile_list(
     else:
         count = _count_of(filtered, plan, capped)
     if plan.cursor is not None:  # a keyset page: the rows past the position, read from there
-        seek = seek_condition(plan.order, plan.cursor, dialect, _comparable, _cursor_bound(plan))
+        seek = seek_condition(plan.order, plan.cursor, binder.facts, _comparable, _cursor_bound(plan, binder))
         filtered = filtered.where(seek)
         page_orderings, orderings = _flipped(page_orderings, plan), _flipped(orderings, plan)
-    if is_deferred(spec, plan, dialect):
+    if is_deferred(spec, plan, binder.facts):
         return _deferred_page(spec, plan, filtered, page_orderings, orderings), count
     page = filtered.order_by(*page_orderings).limit(plan.limit).offset(plan.offset)
     return page, count
@@ -96,7 +102,7 @@ def _count_of(rows: sa.Select[Any], plan: ListPlan, capped: bool) -> sa.Select[A
 
 
 def compile_seek(
-    spec: ObjectSpec, plan: ListPlan, dialect: str, index: str | None = None
+    spec: ObjectSpec, plan: ListPlan, dialect: Facts, index: str | None = None
 ) -> tuple[sa.Select[Any], ...]:
     """For a deep page in key order (database/positions.py), the statements that count rows from a
     remembered key instead of the first: the key `offset` rows from the start; the key `offset` rows
@@ -105,7 +111,7 @@ def compile_seek(
     key = spec.pk.column
     ordering = key.desc() if plan.order[0].descending else key.asc()
     after = sa.bindparam(AFTER_KEY, None, key.type)
-    filtered = _narrowed(spec, [key]).where(*_conditions(spec, plan, dialect)).order_by(None)
+    filtered = _narrowed(spec, [key]).where(*_conditions(spec, plan, binder_for(dialect))).order_by(None)
     if index is not None:
         filtered = filtered.with_hint(spec.table, f"FORCE INDEX (`{index}`)", "mysql")
     following = filtered.where(key < after if plan.order[0].descending else key > after)
@@ -116,11 +122,11 @@ def compile_seek(
     )
 
 
-def _conditions(spec: ObjectSpec, plan: ListPlan, dialect: str) -> tuple[sa.ColumnElement[Any], ...]:
+def _conditions(spec: ObjectSpec, plan: ListPlan, binder: Binder) -> tuple[sa.ColumnElement[Any], ...]:
     """The plan's filters and search terms, as WHERE conditions."""
     return (
-        *(_condition(condition, dialect) for condition in plan.conditions),
-        *_search(_shape(spec).search_expressions(spec, dialect), plan.search, dialect),
+        *(_condition(condition, binder) for condition in plan.conditions),
+        *_search(spec.search_texts, plan.search, binder),
     )
 
 
@@ -128,7 +134,7 @@ def in_key_order(spec: ObjectSpec, plan: ListPlan) -> bool:
     return all(order.field.column is spec.pk.column for order in plan.order)
 
 
-def search_match(spec: ObjectSpec, plan: ListPlan, dialect: str) -> str | None:
+def search_match(spec: ObjectSpec, plan: ListPlan) -> str | None:
     """The search index that gives this plan's candidates (its name), if one does: a spec has one only
     where its database keeps it (the accelerator's `ensure_search_index`)."""
     if spec.search_index is None or spec.query is not None or not plan.search:
@@ -151,7 +157,7 @@ def _cross_join(element: _DrivingJoin, compiler: Any, **kw: Any) -> str:
     return f"{left} CROSS JOIN {right} ON {on}"
 
 
-def is_deferred(spec: ObjectSpec, plan: ListPlan, dialect: str) -> bool:
+def is_deferred(spec: ObjectSpec, plan: ListPlan, facts: Backend | type[Backend]) -> bool:
     """Whether the page is found by its keys first (a deferred join). A deep page would otherwise
     read every skipped row in full, while the keys alone come from an index; and MariaDB, which
     cannot read an index backwards for a mixed order (`-published_at` with the key ascending), would
@@ -160,7 +166,9 @@ def is_deferred(spec: ObjectSpec, plan: ListPlan, dialect: str) -> bool:
         return False
     if plan.offset >= DEFERRED_OFFSET:
         return True
-    return dialect == "mysql" and any(order.field.column is not spec.pk.column for order in plan.order)
+    return facts.sorts_rows_for_mixed_order and any(
+        order.field.column is not spec.pk.column for order in plan.order
+    )
 
 
 def _deferred_page(
@@ -180,9 +188,9 @@ def _deferred_page(
     return sa.select(*_columns(spec, plan)).select_from(joined).order_by(*orderings)
 
 
-def compile_show(spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: str) -> sa.Select[Any]:
+def compile_show(spec: ObjectSpec, plan: ShowPlan, pk_value: Any, dialect: Facts) -> sa.Select[Any]:
     """One published row by primary key (`pk_value` already converted by the key's kind)."""
-    match = _condition(Condition(spec.pk, Operator.EQ, pk_value, "id"), dialect)
+    match = _condition(Condition(spec.pk, Operator.EQ, pk_value, "id"), binder_for(dialect))
     return _narrowed(spec, _columns(spec, plan)).where(match).limit(1)
 
 
@@ -191,12 +199,12 @@ def compile_show_many(spec: ObjectSpec, plan: ShowPlan, keys: Sequence[Any]) -> 
     return _narrowed(spec, _columns(spec, plan)).where(spec.pk.column.in_(list(keys)))
 
 
-def compile_selected(spec: ObjectSpec, plan: ListPlan, keys: Sequence[Any], dialect: str) -> sa.Select[Any]:
+def compile_selected(spec: ObjectSpec, plan: ListPlan, keys: Sequence[Any], dialect: Facts) -> sa.Select[Any]:
     """`SELECT key FROM t WHERE key IN (:keys) AND <publication rule, query> AND <filters, search>`:
     which of `keys` (already converted) the plan's filters select now, read as a list reads them.
     Bounded by the keys, never a scan of the table (the change feed's page, docs/changes.md)."""
     key = spec.pk.column
-    return _narrowed(spec, [key]).where(key.in_(list(keys)), *_conditions(spec, plan, dialect))
+    return _narrowed(spec, [key]).where(key.in_(list(keys)), *_conditions(spec, plan, binder_for(dialect)))
 
 
 def relation_select(relation: RelationSpec, keys: Sequence[Any]) -> sa.Select[Any]:
@@ -231,38 +239,13 @@ def relation_select(relation: RelationSpec, keys: Sequence[Any]) -> sa.Select[An
     )
 
 
-class _Shape:
-    """What is the same for every request on one object: computed once per spec and dialect."""
-
-    def __init__(self, spec: ObjectSpec) -> None:
-        self.published = () if spec.published is None else (spec.published == sa.true(),)
-        self._search: dict[str, tuple[sa.ColumnElement[Any], ...]] = {}
-
-    def search_expressions(self, spec: ObjectSpec, dialect: str) -> tuple[sa.ColumnElement[Any], ...]:
-        expressions = self._search.get(dialect)
-        if expressions is None:
-            expressions = tuple(
-                _as_text(spec.fields[name]) for name in spec.searchable if name in spec.fields
-            )
-            self._search[dialect] = expressions
-        return expressions
-
-
-def _shape(spec: ObjectSpec) -> _Shape:
-    """Kept on the spec itself: it goes away with the spec at the next registry version."""
-    shape = spec.derived.get("compiler.shape")
-    if shape is None:
-        shape = spec.derived["compiler.shape"] = _Shape(spec)
-    return shape
-
-
 def _narrowed(
     spec: ObjectSpec, columns: Sequence[sa.Column[Any]], source: sa.FromClause | None = None
 ) -> sa.Select[Any]:
     base = (
         sa.select(*columns)
         .select_from(spec.table if source is None else source)
-        .where(*_shape(spec).published)
+        .where(*spec.published_condition)
     )
     return spec.query(base) if spec.query is not None else base
 
@@ -278,22 +261,22 @@ def _columns(spec: ObjectSpec, plan: ShowPlan) -> list[sa.Column[Any]]:
     return list(columns.values())
 
 
-def _condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
+def _condition(condition: Condition, binder: Binder) -> sa.ColumnElement[Any]:
     if condition.relation is not None:
-        return _through_relation(condition, condition.relation, dialect)
-    return _field_condition(condition, dialect)
+        return _through_relation(condition, condition.relation, binder)
+    return _field_condition(condition, binder)
 
 
-def _through_relation(condition: Condition, relation: RelationSpec, dialect: str) -> sa.ColumnElement[Any]:
+def _through_relation(condition: Condition, relation: RelationSpec, binder: Binder) -> sa.ColumnElement[Any]:
     """A path's condition (`author.name`): whether some related record, narrowed as its object
     narrows its own, satisfies it. A semi-join (`key IN (SELECT …)`), never a join: a row with many
     matching related records is still one row, and the count counts it once; and the database can
     start from the related field's index (docs/query.md, "Indexes for paths"). A to-one path with
     no related record reads as null, so `null=true` asks that no related record holds a value."""
     if condition.operator is Operator.NULL and condition.value and not relation.many:
-        held = _related_keys(relation, _field_condition(replace(condition, value=False), dialect))
+        held = _related_keys(relation, _field_condition(replace(condition, value=False), binder))
         return sa.or_(relation.local.is_(None), relation.local.not_in(held))
-    return relation.local.in_(_related_keys(relation, _field_condition(condition, dialect)))
+    return relation.local.in_(_related_keys(relation, _field_condition(condition, binder)))
 
 
 def _related_keys(relation: RelationSpec, test: sa.ColumnElement[Any]) -> sa.Select[Any]:
@@ -310,19 +293,19 @@ def _related_keys(relation: RelationSpec, test: sa.ColumnElement[Any]) -> sa.Sel
     return statement
 
 
-def _field_condition(condition: Condition, dialect: str) -> sa.ColumnElement[Any]:
+def _field_condition(condition: Condition, binder: Binder) -> sa.ColumnElement[Any]:
     field, operator, value = condition.field, condition.operator, condition.value
     if operator is Operator.NULL:
         return field.column.is_(None) if value else field.column.is_not(None)
     column = _comparable(field)
     if operator is Operator.LIKE:
-        return _contains(_as_text(field), _literal_text(value), dialect)
+        return _contains(field.as_text, _literal_text(value, binder), binder)
     if operator in (Operator.IN, Operator.NIN):
-        values = [_bound(field, item, dialect) for item in value]
+        values = [_bound(field, item, binder) for item in value]
         return column.in_(values) if operator is Operator.IN else column.not_in(values)
     if operator is Operator.BETWEEN:
-        return column.between(_bound(field, value[0], dialect), _bound(field, value[1], dialect))
-    return _COMPARISONS[operator](column, _bound(field, value, dialect))
+        return column.between(_bound(field, value[0], binder), _bound(field, value[1], binder))
+    return _COMPARISONS[operator](column, _bound(field, value, binder))
 
 
 def _comparable(field: FieldSpec) -> sa.ColumnElement[Any]:
@@ -333,30 +316,32 @@ def _comparable(field: FieldSpec) -> sa.ColumnElement[Any]:
     return field.column
 
 
-def _bound(field: FieldSpec, value: Any, dialect: str, slot: Any = None) -> sa.ColumnElement[Any]:
+def _bound(field: FieldSpec, value: Any, binder: Binder, slot: Any = None) -> sa.ColumnElement[Any]:
+    """Every value a plan compares a field with: a parameter of the binder (query/parameters.py),
+    noted for the statement cache, which then runs the compiled SQL again with other values."""
     kind = field.kind
-    if dialect == "postgresql":
+    if binder.facts.widens_number_parameters:
         # asyncpg types a parameter after the column (int4, float4) and fails on a wider value;
         # a widened parameter lets PostgreSQL compare across the integer and float types instead.
         if kind is FieldKind.INTEGER:
-            return sa.cast(_param(value, sa.BigInteger(), slot=slot), sa.BigInteger())
+            return sa.cast(binder.bind(value, sa.BigInteger(), slot=slot), sa.BigInteger())
         if kind is FieldKind.FLOAT:
-            return sa.cast(_param(value, sa.Double(), slot=slot), sa.Double())
+            return sa.cast(binder.bind(value, sa.Double(), slot=slot), sa.Double())
     if _compares_as_text(field):
-        return _param(value, sa.String(), slot=slot)
+        return binder.bind(value, sa.String(), slot=slot)
     if kind is FieldKind.DATETIME and not field.description.timezone:
         # planned values are UTC; naive columns store naive UTC
-        return _param(value, field.column.type, _naive, slot)
-    return _param(value, field.column.type, slot=slot)
+        return binder.bind(value, field.column.type, _naive, slot)
+    return binder.bind(value, field.column.type, slot=slot)
 
 
-def _cursor_bound(plan: ListPlan) -> Callable[[FieldSpec, Any, str], sa.ColumnElement[Any]]:
+def _cursor_bound(plan: ListPlan, binder: Binder) -> Callable[[FieldSpec, Any], sa.ColumnElement[Any]]:
     """`_bound` for a cursor's values, each noted with its place in the position (`(CURSOR, i)`), so
     a compiled cursor page runs again with another position (query/prepared.py)."""
     places = {ordering.field.name: index for index, ordering in enumerate(plan.order)}
 
-    def bound(field: FieldSpec, value: Any, dialect: str) -> sa.ColumnElement[Any]:
-        return _bound(field, value, dialect, (CURSOR, places[field.name]))
+    def bound(field: FieldSpec, value: Any) -> sa.ColumnElement[Any]:
+        return _bound(field, value, binder, (CURSOR, places[field.name]))
 
     return bound
 
@@ -365,34 +350,24 @@ def _naive(value: Any) -> Any:
     return value.replace(tzinfo=None)
 
 
-def _param(
-    value: Any, type_: Any, convert: Callable[[Any], Any] | None = None, slot: Any = None
-) -> sa.BindParameter[Any]:
-    """Every value a plan puts into SQL passes here: a bound parameter, noted for the statement cache
-    (pb_headless/query/prepared.py), which then runs the compiled SQL again with other values."""
-    parameter = sa.literal(convert(value) if convert else value, type_)
-    record_parameter(parameter, value, convert, slot)
-    return parameter
-
-
 def _search(
-    expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str], dialect: str
+    expressions: Sequence[sa.ColumnElement[Any]], terms: Sequence[str], binder: Binder
 ) -> list[sa.ColumnElement[Any]]:
     """Every term must appear in at least one searchable field."""
     clauses = []
     for term in terms:
-        pattern = _literal_text(term)  # one parameter per term, shared by every field it is tried on
-        clauses.append(sa.or_(*(_contains(expression, pattern, dialect) for expression in expressions)))
+        pattern = _literal_text(term, binder)  # one parameter per term, shared by every field it is tried on
+        clauses.append(sa.or_(*(_contains(expression, pattern, binder) for expression in expressions)))
     return clauses
 
 
 def _contains(
-    text: sa.ColumnElement[Any], pattern: sa.BindParameter[str], dialect: str
+    text: sa.ColumnElement[Any], pattern: sa.BindParameter[str], binder: Binder
 ) -> sa.ColumnElement[Any]:
     """Case-insensitive "contains": both sides folded by the database, so they fold alike."""
-    folded_pattern = casefold(dialect, pattern)
-    folded = casefold(dialect, text).like(folded_pattern, escape=LIKE_ESCAPE)
-    if dialect != "sqlite":
+    folded_pattern = casefold(binder.name, pattern)
+    folded = casefold(binder.name, text).like(folded_pattern, escape=LIKE_ESCAPE)
+    if not binder.facts.folds_text_in_python:
         return folded
     # SQLite's own LIKE folds ASCII letters only, and the Unicode folding is a Python function called
     # per row. The same answer, cheaper: SQLite's LIKE against the folded pattern decides every row
@@ -405,9 +380,9 @@ def _not_ascii(text: sa.ColumnElement[Any]) -> sa.ColumnElement[Any]:
     return sa.func.length(sa.cast(text, sa.LargeBinary())) != sa.func.length(text)
 
 
-def _literal_text(text: str) -> sa.BindParameter[str]:
+def _literal_text(text: str, binder: Binder) -> sa.BindParameter[str]:
     """`%text%` where `%`, `_` and the escape character itself match only literally."""
-    return _param(text, sa.String(), contains_pattern)
+    return binder.bind(text, sa.String(), contains_pattern)
 
 
 def contains_pattern(text: str) -> str:
@@ -417,10 +392,6 @@ def contains_pattern(text: str) -> str:
         .replace("_", f"{LIKE_ESCAPE}_")
     )
     return f"%{escaped}%"
-
-
-def _as_text(field: FieldSpec) -> sa.ColumnElement[Any]:
-    return field.column if field.description.is_plain_text else sa.cast(field.column, sa.String())
 
 
 def _compares_as_text(field: FieldSpec) -> bool:

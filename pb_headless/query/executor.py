@@ -11,30 +11,27 @@ from databases import Database
 
 from pb_headless.database import oneoff
 from pb_headless.database.accelerators import accelerator_of
+from pb_headless.database.backends import backend_for
 from pb_headless.database.caches import Caches
-from pb_headless.database.positions import STEP
 from pb_headless.database.statements import Prepared
 from pb_headless.errors import ValidationFailed
-from pb_headless.query.compiler import (
-    DEFERRED_OFFSET,
-    RELATION_KEY,
-    compile_list,
-    compile_show,
-    in_key_order,
-    relation_select,
-    search_match,
-)
+from pb_headless.query.compiler import RELATION_KEY, relation_select
 from pb_headless.query.conversion import ConversionError, convert
 from pb_headless.query.estimates import estimated_total
 from pb_headless.query.planner import ListPlan, ShowPlan
 from pb_headless.query.prepared import (
-    cursor_statement,
-    list_statements,
+    DEEP_FROM,
+    CompiledRead,
+    Reader,
+    compile_read,
+    deep_statements,
+    ordinary_count,
+    ordinary_page,
+    ordinary_show,
     plan_values,
-    seek_statements,
-    show_statement,
+    show_prepared,
 )
-from pb_headless.query.render import Row, render_record, render_records
+from pb_headless.query.render import Row, render_record
 from pb_headless.query.search_cost import bounded_page, bounded_total
 from pb_headless.registry.spec import ObjectSpec, RelationSpec
 
@@ -63,96 +60,79 @@ async def fetch_list(
     caches: Caches | None = None,
     data_version: int | None = None,
 ) -> tuple[list[dict[str, Any]], int, Truncated]:
-    """The page of records, the total number of matching records, and the to-many relations cut."""
-    exact = replace(plan, count="exact", cursor=None)
-    page = await fetch_page(database, spec, exact, dialect, caches, data_version)
+    """The page of records, the total number of matching records, and the to-many relations cut
+    (a plan compiled and run in one call, with an exact total: what tests read)."""
+    reader = Reader(database, backend_for(database), caches or Caches())
+    compiled = compile_read(reader, spec, replace(plan, count="exact", cursor=None))
+    page = await fetch_page(reader, compiled, data_version)
     return page.records, page.total or 0, page.truncated
 
 
-async def fetch_page(
-    database: Database,
-    spec: ObjectSpec,
-    plan: ListPlan,
-    dialect: str,
-    caches: Caches | None = None,
-    data_version: int | None = None,
-    written: Hashable | None = None,
-) -> ListPage:
-    """The page `plan` asks for, with the total its `count` asks for (docs/query.md).
+async def fetch_page(reader: Reader, compiled: CompiledRead[ListPlan], version: Hashable | None) -> ListPage:
+    """The page the compiled plan asks for, with the total its `count` asks for (docs/query.md).
 
-    `caches`: the API object's (compiled shapes, kept counts); without them nothing is kept. A total
-    is kept only with the `data_version` the request read with its token (auth/authenticator.py), or,
-    when given, with `written`: the change-log positions of the tables read (changes/positions.py),
-    which move with every write, whoever makes it, so such a kept total is always exact.
+    A total is kept in `reader.caches` with `version`: the data version the request read with its
+    token (auth/authenticator.py), or `("changes", positions)`, the change-log positions of the
+    tables read (changes/positions.py), which move with every write, whoever makes it, so such a kept
+    total is always exact. None: nothing is kept.
     """
+    plan = compiled.plan
     if plan.details:
         raise ValidationFailed(plan.details)
-    caches = caches or Caches()
-    read, shaped = _as_read(plan)
-    prepared = list_statements(database, caches, spec, shaped, dialect)
+    read = compiled.read
     if read.search and read.limit > 0:  # within the search's budget (query/search_cost.py)
-        page = functools.partial(_page_rows, database, caches, spec, read, prepared, dialect)
-        rows = await bounded_page(database, page)
+        rows = await bounded_page(reader.database, functools.partial(_page_rows, reader, compiled))
     else:
-        rows = await _page_rows(database, caches, spec, read, prepared, dialect)
+        rows = await _page_rows(reader, compiled)
     more = len(rows) > plan.limit if plan.reads_past else None
     rows = list(rows[: plan.limit])
     if plan.cursor is not None and plan.cursor.backwards:
         rows.reverse()
-    version = data_version if written is None else ("changes", written)
-    total, estimated = await _total(
-        database, caches, spec, shaped, prepared, rows, dialect, plan, version, more
-    )
-    records = render_records(rows, plan.fields, plan.derived)
-    truncated = await _attach_relations(database, plan.relations, rows, records, spec.pk.name)
+    total, estimated = await _total(reader, compiled, rows, version, more)
+    records = compiled.render(rows)
+    truncated = await _attach_relations(reader.database, plan.relations, rows, records, compiled.spec.pk.name)
     return ListPage(records, rows, total, truncated, more, estimated)
 
 
-def _as_read(plan: ListPlan) -> tuple[ListPlan, ListPlan]:
-    """The plan as read and its shape without the cursor, worked out once per plan: a page that must
-    say itself whether more follow reads one row more; the statements of its shape are those of an
-    offset page (a cursor adds its seek condition to the page only)."""
-    derived = plan.derived
-    found = derived.get("read")
-    if found is None:
-        read = replace(plan, limit=plan.limit + 1) if plan.reads_past and plan.limit > 0 else plan
-        found = derived["read"] = (read, replace(read, cursor=None))
-    return found
-
-
-async def _page_rows(
-    database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, prepared: Any, dialect: str
-) -> Sequence[Row]:
+async def _page_rows(reader: Reader, compiled: CompiledRead[ListPlan]) -> Sequence[Row]:
+    plan: ListPlan = compiled.read
     if plan.limit <= 0:
         return []
+    database = reader.database
     if plan.cursor is not None:
-        cursor_page = cursor_statement(database, caches, spec, plan, dialect)
+        cursor_page = compiled.cursor
         if cursor_page is not None:
-            return await cursor_page.fetch(database, cursor_page.arguments(plan_values(plan)))
-    if prepared is None or plan.cursor is not None:
-        return await _rows_of(database, _narrowing(spec, plan))(compile_list(spec, plan, dialect)[0])
-    values = plan_values(plan)
-    rows = await _deep_page(database, caches, spec, plan, dialect, values)
-    if rows is not None:
-        return rows
+            return await cursor_page.fetch(database, cursor_page.arguments(compiled.values))
+        spec = compiled.spec
+        return await _rows_of(database, _narrowing(spec, plan))(ordinary_page(reader, compiled))
+    prepared = compiled.statements
+    if prepared is None:
+        spec = compiled.spec
+        return await _rows_of(database, _narrowing(spec, plan))(ordinary_page(reader, compiled))
+    values = compiled.values
+    if plan.offset >= DEEP_FROM:
+        statements = deep_statements(reader, compiled)
+        if statements is not None:
+            accelerator = accelerator_of(database)
+            spec = compiled.spec
+            deep = await accelerator.deep_page(database, statements, values, spec.table.name, spec.pk.name)
+            if deep is not None:
+                return deep
     return await prepared.page.fetch(database, prepared.page.arguments(values))
 
 
 async def _total(
-    database: Database,
-    caches: Caches,
-    spec: ObjectSpec,
-    plan: ListPlan,
-    prepared: Any,
+    reader: Reader,
+    compiled: CompiledRead[ListPlan],
     rows: Sequence[Row],
-    dialect: str,
-    asked: ListPlan,
     data_version: Hashable | None,
     more: bool | None = None,
 ) -> tuple[int | None, bool]:
-    """The total the plan's `count` asks for, and whether it is an estimate. `plan` is the page's
-    shape without its cursor, as read; `asked` the plan as planned (with a cursor, the page's place in
-    the list is unknown, so a short page says nothing about the total)."""
+    """The total the plan's `count` asks for, and whether it is an estimate. The count is of the
+    page's shape without its cursor, as read; with a cursor, the page's place in the list is unknown,
+    so a short page says nothing about the total."""
+    asked: ListPlan = compiled.plan
+    plan: ListPlan = compiled.shaped
     if plan.count == "none":
         return None, False
     keyset, limit = asked.cursor is not None, asked.limit
@@ -160,30 +140,31 @@ async def _total(
         return plan.offset + len(rows), False  # a short, non-empty page is the last one: no count needed
     if not keyset and not rows and plan.offset == 0 and limit > 0:
         return 0, False
+    database, backend, spec = reader.database, reader.backend, compiled.spec
+    prepared = compiled.statements
     count_all: Callable[[], Awaitable[int]]
     if prepared is None:
-        count_statement = compile_list(spec, plan, dialect)[1]
+        count_statement = ordinary_count(reader, compiled)
         count_all = functools.partial(_count, database, count_statement, _narrowing(spec, plan) is not None)
         count_key: Hashable = None
     else:
-        count_arguments = prepared.count.arguments(plan_values(plan))
+        count_arguments = prepared.count.arguments(compiled.values)
         count_all = functools.partial(_count_prepared, database, prepared.count, count_arguments)
         count_key = (prepared.count.sql, _hashable(count_arguments))
-    uncapped = functools.partial(compile_list, spec, plan, dialect, capped=False)
+    uncapped = functools.partial(ordinary_count, reader, compiled, capped=False)
     if plan.count == "estimated":
-        estimate = await estimated_total(database, uncapped()[1], dialect)
+        estimate = await estimated_total(backend, uncapped())
         if estimate is not None:
             return estimate, True
     kept_estimate = None
     if count_key is not None:
         version, exact = _count_version(database, data_version)
-        count_all = functools.partial(caches.totals.total, count_key, version, count_all, exact)
-        kept_estimate = functools.partial(caches.totals.total, ("estimate", count_key), version, exact=exact)
+        totals = reader.caches.totals
+        count_all = functools.partial(totals.total, count_key, version, count_all, exact)
+        kept_estimate = functools.partial(totals.total, ("estimate", count_key), version, exact=exact)
     if not plan.search:
         return await count_all(), False
-    return await bounded_total(
-        database, plan, dialect, uncapped, count_all, len(rows) + bool(more), kept_estimate
-    )
+    return await bounded_total(reader, plan, uncapped, count_all, len(rows) + bool(more), kept_estimate)
 
 
 async def fetch_one(
@@ -211,10 +192,21 @@ async def fetch_by_key(
     dialect: str,
     caches: Caches | None = None,
 ) -> tuple[dict[str, Any] | None, Truncated]:
-    """`fetch_one` for a key already converted by the key's kind."""
-    prepared = show_statement(database, caches or Caches(), spec, plan, pk_value, dialect)
+    """`fetch_one` for a key already converted by the key's kind. For callers that keep no compiled
+    read (a write's answer, the change feed, a webhook's body): `fetch_record` runs a kept one."""
+    reader = Reader(database, backend_for(database), caches or Caches())
+    return await fetch_record(reader, CompiledRead(spec, plan), pk_value)
+
+
+async def fetch_record(
+    reader: Reader, compiled: CompiledRead[ShowPlan], pk_value: Any
+) -> tuple[dict[str, Any] | None, Truncated]:
+    """The record of a compiled show with this key (already converted by the key's kind), or None;
+    and the to-many relations cut."""
+    database, spec, plan = reader.database, compiled.spec, compiled.plan
+    prepared = show_prepared(reader, compiled, pk_value)
     if prepared is None:
-        show = compile_show(spec, plan, pk_value, dialect)
+        show = ordinary_show(reader, compiled, pk_value)
         fetch = database.fetch_one if spec.query is None else functools.partial(oneoff.fetch_row, database)
         row: Row | None = await fetch(show)
     else:
@@ -222,7 +214,7 @@ async def fetch_by_key(
         row = rows[0] if rows else None
     if row is None:
         return None, {}
-    record = render_records((row,), plan.fields, plan.derived)[0]  # rendering worked out once per plan
+    record = compiled.render((row,))[0]  # rendering worked out once per plan
     if not plan.relations:  # the usual show: nothing to attach, no coroutine for it
         return record, {}
     truncated = await _attach_relations(database, plan.relations, [row], [record], spec.pk.name)
@@ -246,21 +238,6 @@ def _rows_of(database: Database, narrowing: Any) -> Callable[[Any], Awaitable[Se
 async def _count_prepared(database: Database, count: Prepared, arguments: Any) -> int:
     rows = await count.fetch(database, arguments)
     return int(next(iter(rows[0].values())) or 0) if rows else 0
-
-
-async def _deep_page(
-    database: Database, caches: Caches, spec: ObjectSpec, plan: ListPlan, dialect: str, values: dict[Any, Any]
-) -> Sequence[Any] | None:
-    """A deep page in key order, when the database can start it from a noted key (database/positions.py)."""
-    accelerator = accelerator_of(database)
-    if not accelerator.deep_pages or plan.offset < max(STEP, DEFERRED_OFFSET) or plan.limit <= 0:
-        return None
-    if not in_key_order(spec, plan) or search_match(spec, plan, dialect) is not None:
-        return None
-    statements = seek_statements(database, caches, spec, plan, dialect)
-    if statements is None:
-        return None
-    return await accelerator.deep_page(database, statements, values, spec.table.name, spec.pk.name)
 
 
 def _count_version(database: Database, seen: Hashable | None) -> tuple[Hashable | None, bool]:

@@ -35,6 +35,7 @@ from pb_headless.query.paging import (
     plan_cursor,
     plan_paging,
 )
+from pb_headless.query.render import Render, renderer
 from pb_headless.registry.spec import FieldSpec, ObjectSpec, RelationSpec
 
 PLAN_BYTES = 2000  # a kept plan, its derived shapes and its query string (tracemalloc, PostgreSQL)
@@ -92,11 +93,10 @@ class ShowPlan:
     ignored: tuple[str, ...] = ()
 
     @cached_property
-    def derived(self) -> dict[str, Any]:
-        """What the modules that run this plan work out from it alone (its statement shape, the plan
-        as read), kept with it: a plan kept for its query string (api/reads.py) works them out once.
-        Not a field: `dataclasses.replace` gives the new plan an empty one."""
-        return {}
+    def render(self) -> Render:
+        """How its rows become records (query/render.py), worked out once per plan. Not a field:
+        `dataclasses.replace` gives the new plan its own."""
+        return renderer(self.fields)
 
     @property
     def weight(self) -> int:

@@ -32,21 +32,10 @@ def render_record(row: Row, fields: Iterable[FieldSpec]) -> dict[str, Any]:
     return render_records((row,), fields)[0]
 
 
-def render_records(
-    rows: Iterable[Row], fields: Iterable[FieldSpec], derived: dict[str, Any] | None = None
-) -> list[dict[str, Any]]:
-    """Each row as `render_record` gives it. What depends on the fields alone is worked out once per
-    call, or once per plan when the plan's `derived` is given (`ShowPlan.derived`)."""
-    if derived is None:
-        return _render_each(rows, fields)
-    render = derived.get("render")
-    if render is None:
-        render = derived["render"] = _renderer(tuple(fields))
-    return render(rows)
-
-
-def _render_each(rows: Iterable[Row], fields: Iterable[FieldSpec]) -> list[dict[str, Any]]:
-    """`render_records` without a plan to keep its rendering with: a record (show) or a relation's."""
+def render_records(rows: Iterable[Row], fields: Iterable[FieldSpec]) -> list[dict[str, Any]]:
+    """Each row as `render_record` gives it, what depends on the fields alone worked out once per
+    call: a relation's records. A plan's records are rendered by its `renderer`, made once per plan
+    (`ShowPlan.render`)."""
     # `str()`: a column's name is SQLAlchemy's `quoted_name`, a str subclass orjson refuses as a key.
     columns = [(str(field.name), field.name, _converter(field)) for field in fields]
     plain = _PLAIN
@@ -65,11 +54,15 @@ def _render_each(rows: Iterable[Row], fields: Iterable[FieldSpec]) -> list[dict[
     return records
 
 
-def _renderer(fields: tuple[FieldSpec, ...]) -> Callable[[Iterable[Row]], list[dict[str, Any]]]:
+Render = Callable[[Iterable[Row]], list[dict[str, Any]]]
+
+
+def renderer(fields: Iterable[FieldSpec]) -> Render:
     """The rendering of rows with these fields: a record is a copy of its row where the row is a dict
     of exactly these columns (a compiled statement's rows), the types of the values that need no
     conversion are checked in one step (`itemgetter`, `map`), and only the fields of a converted kind,
     or a value of an unusual type, are converted one by one."""
+    fields = tuple(fields)
     # `str()`: a column's name is SQLAlchemy's `quoted_name`, a str subclass orjson refuses as a key.
     names = tuple(str(field.name) for field in fields)
     pairs = [(str(field.name), field.name) for field in fields]

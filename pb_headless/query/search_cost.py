@@ -13,9 +13,9 @@ from databases import Database
 
 from pb_headless.database.budget import COUNT_BUDGET, PAGE_BUDGET, OverBudget, statement_budget
 from pb_headless.errors import ValidationFailed
-from pb_headless.query.estimates import planner_estimate
 from pb_headless.query.limits import SEARCH_COUNT_EXACT
 from pb_headless.query.planner import ListPlan
+from pb_headless.query.prepared import Reader
 
 TOO_COSTLY = (
     "this search would examine more rows than one request may; add words that are less common, "
@@ -33,10 +33,9 @@ async def bounded_page(database: Database, read: Callable[[], Awaitable[Sequence
 
 
 async def bounded_total(
-    database: Database,
+    reader: Reader,
     plan: ListPlan,
-    dialect: str,
-    uncapped: Callable[[], tuple[sa.Select[Any], sa.Select[Any]]],
+    uncapped: Callable[[], sa.Select[Any]],
     count_all: Callable[[], Awaitable[int]],
     read: int,
     kept_estimate: Callable[[Callable[[], Awaitable[int]]], Awaitable[int]] | None = None,
@@ -47,7 +46,7 @@ async def bounded_total(
     estimate as the count is kept (query/executor.py): building and explaining the uncapped count
     cost several times the page."""
     try:
-        async with statement_budget(database, COUNT_BUDGET):
+        async with statement_budget(reader.database, COUNT_BUDGET):
             counted: int | None = await count_all()
     except OverBudget:
         counted = None
@@ -55,7 +54,7 @@ async def bounded_total(
         return counted, False
 
     async def estimate() -> int:
-        return await planner_estimate(database, uncapped()[1], dialect) or 0
+        return await reader.backend.planner_estimate(uncapped()) or 0
 
     estimated = await (estimate() if kept_estimate is None else kept_estimate(estimate))
     return max(estimated, counted or 0, plan.offset + read), True

@@ -15,33 +15,35 @@ from typing import Any
 
 import sqlalchemy as sa
 
+from pb_headless.database.backends import Backend
 from pb_headless.query.cursors import Cursor
 from pb_headless.query.planner import Ordering
 from pb_headless.registry.spec import FieldSpec
 
 Comparable = Callable[[FieldSpec], sa.ColumnElement[Any]]
-Bound = Callable[[FieldSpec, Any, str], sa.ColumnElement[Any]]
-
-
-def nulls_sort_low(dialect: str) -> bool:
-    """Whether NULL orders before every value in ascending order (SQLite, MariaDB) — not PostgreSQL."""
-    return dialect != "postgresql"
+Bound = Callable[[FieldSpec, Any], sa.ColumnElement[Any]]
 
 
 def seek_condition(
-    order: Sequence[Ordering], cursor: Cursor, dialect: str, comparable: Comparable, bound: Bound
+    order: Sequence[Ordering],
+    cursor: Cursor,
+    facts: Backend | type[Backend],
+    comparable: Comparable,
+    bound: Bound,
 ) -> sa.ColumnElement[bool]:
-    """Rows strictly after the cursor's position in `order` (before it, for a backwards cursor)."""
+    """Rows strictly after the cursor's position in `order` (before it, for a backwards cursor).
+    `facts`: the database's backend, which says where its ORDER BY puts NULLs (`nulls_sort_low`)."""
+    low = facts.nulls_sort_low
     alternatives: list[sa.ColumnElement[bool]] = []
     equal: list[sa.ColumnElement[bool]] = []
     for ordering, value in zip(order, cursor.values, strict=True):
         column = comparable(ordering.field)
-        ahead = _ahead(ordering, column, value, cursor.backwards, dialect, bound)
+        ahead = _ahead(ordering, column, value, cursor.backwards, low, bound)
         if ahead is not None:
             alternatives.append(sa.and_(*equal, ahead))
-        equal.append(column.is_(None) if value is None else column == bound(ordering.field, value, dialect))
+        equal.append(column.is_(None) if value is None else column == bound(ordering.field, value))
     condition = sa.or_(*alternatives) if alternatives else sa.false()
-    leading = _at_or_ahead(order[0], comparable(order[0].field), cursor, dialect, bound)
+    leading = _at_or_ahead(order[0], comparable(order[0].field), cursor, low, bound)
     return condition if leading is None else sa.and_(leading, condition)
 
 
@@ -50,34 +52,34 @@ def _ahead(
     column: sa.ColumnElement[Any],
     value: Any,
     backwards: bool,
-    dialect: str,
+    low: bool,
     bound: Bound,
 ) -> sa.ColumnElement[bool] | None:
     """Values of one field strictly after `value` in the walking direction; None when nothing is."""
     descending = ordering.descending != backwards
-    nulls_last = _nulls_last(ordering, descending, dialect)
+    nulls_last = _nulls_last(ordering, descending, low)
     if value is None:
         return None if nulls_last else column.is_not(None)
-    parameter = bound(ordering.field, value, dialect)
+    parameter = bound(ordering.field, value)
     after = column < parameter if descending else column > parameter
     return sa.or_(after, column.is_(None)) if nulls_last else after
 
 
 def _at_or_ahead(
-    ordering: Ordering, column: sa.ColumnElement[Any], cursor: Cursor, dialect: str, bound: Bound
+    ordering: Ordering, column: sa.ColumnElement[Any], cursor: Cursor, low: bool, bound: Bound
 ) -> sa.ColumnElement[bool] | None:
     """The first field at or after the position: redundant with the expansion, but a range an index
     can seek to. Left out where it would need an OR with IS NULL (no range then)."""
     value = cursor.values[0]
     descending = ordering.descending != cursor.backwards
-    nulls_last = _nulls_last(ordering, descending, dialect)
+    nulls_last = _nulls_last(ordering, descending, low)
     if value is None or nulls_last or len(cursor.values) == 1:
         return None
-    parameter = bound(ordering.field, value, dialect)
+    parameter = bound(ordering.field, value)
     return column <= parameter if descending else column >= parameter
 
 
-def _nulls_last(ordering: Ordering, descending: bool, dialect: str) -> bool:
-    """Whether NULLs of this field come after every value in the walking direction; a column that
-    cannot hold NULL has none to place."""
-    return bool(ordering.field.column.nullable) and descending == nulls_sort_low(dialect)
+def _nulls_last(ordering: Ordering, descending: bool, low: bool) -> bool:
+    """Whether NULLs of this field come after every value in the walking direction (`low`: NULL
+    orders before every value ascending); a column that cannot hold NULL has none to place."""
+    return bool(ordering.field.column.nullable) and descending == low

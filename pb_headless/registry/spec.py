@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 import sqlalchemy as sa
@@ -26,6 +27,11 @@ class FieldSpec:
     @property
     def kind(self) -> FieldKind:
         return self.description.kind
+
+    @property
+    def as_text(self) -> sa.ColumnElement[Any]:
+        """The column as text, as a search or `like` reads it (cast unless it is plain text)."""
+        return self.column if self.description.is_plain_text else sa.cast(self.column, sa.String())
 
     @classmethod
     def of(cls, column: sa.Column[Any]) -> FieldSpec:
@@ -106,9 +112,20 @@ class ObjectSpec:
     search_index: str | None = None  # the FTS5 table giving search candidates (database/sqlite/trigrams.py)
     # The usable paths of `filterable`: the relation loads with `with` and its object publishes the field.
     paths: Mapping[str, PathSpec] = field(default_factory=dict)
-    # What the query layer computes once per spec (the compiler's fixed parts, the planner's bound):
+    # What other layers compute once per spec (the planner's bound, the writes' plans), by name:
     # it lives and dies with the spec, a new one for each registry version (never copied by `replace`).
     derived: dict[str, Any] = field(default_factory=dict, init=False, repr=False)
+
+    @cached_property
+    def published_condition(self) -> tuple[sa.ColumnElement[bool], ...]:
+        """`published = true` where the table has the column: every read starts from it (the
+        compiler's fixed part, made once per spec, so once per registry version)."""
+        return () if self.published is None else (self.published == sa.true(),)
+
+    @cached_property
+    def search_texts(self) -> tuple[sa.ColumnElement[Any], ...]:
+        """The searchable fields as text, in `searchable` order: what each search term is tried on."""
+        return tuple(self.fields[name].as_text for name in self.searchable if name in self.fields)
 
     def scope_for(self, operation: Operation | str) -> str:
         if type(operation) is not Operation:  # an Operation is not looked up again (every request asks)

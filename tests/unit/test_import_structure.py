@@ -201,11 +201,7 @@ DIALECT_NAMES = {"sqlite", "postgresql", "postgres", "mysql", "mariadb"}
 REVISIONS = "pb_headless.migrations.versions"
 # Not yet behind a backend capability: module → how many dialect-name comparisons it still makes.
 # A count may only fall; a module leaves the list when it reaches 0 (the test says so).
-NOT_YET_MOVED = {
-    "pb_headless.query.compiler": 3,
-    "pb_headless.query.estimates": 2,
-    "pb_headless.query.seek": 1,
-}
+NOT_YET_MOVED: dict[str, int] = {}
 # Libraries whose private attributes are read in database/internals.py only.
 LIBRARIES = ("databases", "aiosqlite", "asyncpg", "aiomysql", "sqlalchemy", "alembic")
 # Underscored names that are public API: SQLAlchemy's documented `Row._mapping`, argparse's
@@ -279,9 +275,8 @@ def module_level_weak_maps(source: str) -> list[int]:
     return lines
 
 
-# Not yet moved: a column's description is per column, not per database; it goes with the typed
-# per-object facts built with the registry version (a later stage of the same issue).
-WEAK_MAPS_NOT_YET_MOVED = {"pb_headless.fields.kinds"}
+# None left: a column's description is made with its field, once per registry version (FieldSpec).
+WEAK_MAPS_NOT_YET_MOVED: set[str] = set()
 
 
 def test_no_module_outside_the_database_package_keeps_a_weak_map():
@@ -317,8 +312,8 @@ def context_variables(source: str) -> list[int]:
     return lines
 
 
-# Not yet moved: a request's bound parameters come back from the compiler in a later stage.
-CONTEXT_VARIABLES_NOT_YET_MOVED = {"pb_headless.query.parameters"}
+# None left: a compile's parameters come back from the compiler (query/parameters.py `Binder`).
+CONTEXT_VARIABLES_NOT_YET_MOVED: set[str] = set()
 
 
 def test_no_module_outside_the_database_package_makes_a_context_variable():

@@ -62,3 +62,12 @@ def backend_for(database: Database) -> Backend:
         raise ValueError(f"pb_headless does not serve a {scheme} database (sqlite, postgresql, mysql)")
     found = _opened[database] = _BACKENDS[name](database)
     return found
+
+
+def backend_facts(name: str) -> type[Backend]:
+    """The facts of the backend of this name, for code that has a dialect's name but no database
+    (statements compiled for a named dialect)."""
+    found = backend_class(name)
+    if found is None:
+        raise ValueError(f"pb_headless does not serve a {name} database (sqlite, postgresql, mysql)")
+    return found

@@ -89,6 +89,17 @@ class Backend:
     async def table_exists(self, name: str) -> bool:
         return bool(await self.database.fetch_val(self.table_exists_query, {"name": name}))
 
+    # The compiled read (query/compiler.py, query/seek.py): facts that change a list's SQL.
+    nulls_sort_low: ClassVar[bool] = True  # NULL orders before every value ascending (not PostgreSQL)
+    widens_number_parameters: ClassVar[bool] = False  # a number's parameter cast to the widest type
+    folds_text_in_python: ClassVar[bool] = False  # LIKE folds ASCII only; Unicode folds per row in Python
+    sorts_rows_for_mixed_order: ClassVar[bool] = False  # no backward index read for a mixed order
+
+    async def planner_estimate(self, count: sa.Select[Any]) -> int | None:
+        """What the planner expects `count` to count (query/estimates.py), None where the database
+        keeps no statistics the library can read."""
+        return None
+
     def engine_url(self) -> URL:
         """The host's URL with the async driver SQLAlchemy needs for the same database, without the
         URL's options: those are `databases`' own (min_size, max_size, pool_recycle, ssl,

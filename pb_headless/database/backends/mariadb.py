@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 from sqlalchemy.schema import CreateIndex
 
-from pb_headless.database import change_triggers
+from pb_headless.database import change_triggers, explain
 from pb_headless.database.backends.base import Backend
 
 MARIADB_MIGRATION_LOCK_SECONDS = 600  # how long GET_LOCK waits for another instance's migration
@@ -75,3 +75,8 @@ class MariaDBBackend(Backend):
 
     async def release_named_lock(self, name: str) -> None:
         await self.database.fetch_val(sa.select(sa.func.release_lock(name)))
+
+    sorts_rows_for_mixed_order = True
+
+    async def planner_estimate(self, count: sa.Select[Any]) -> int | None:
+        return explain.mariadb_rows(await self.database.fetch_all(explain.Explain(count)))

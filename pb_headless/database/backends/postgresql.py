@@ -8,7 +8,7 @@ from typing import Any
 import sqlalchemy as sa
 from sqlalchemy.engine import Connection
 
-from pb_headless.database import change_triggers
+from pb_headless.database import change_triggers, explain
 from pb_headless.database.backends.base import Backend
 
 POSTGRESQL_MIGRATION_LOCK = 0x70626D6967726174  # pg_advisory_lock takes a bigint: "pbmigrat" in ASCII
@@ -43,3 +43,10 @@ class PostgreSQLBackend(Backend):
 
     async def take_transaction_lock(self, key: int) -> None:
         await self.database.execute(sa.select(sa.func.pg_advisory_xact_lock(key)))
+
+    nulls_sort_low = False
+    # asyncpg types a parameter after its column (int4, float4) and fails on a wider value.
+    widens_number_parameters = True
+
+    async def planner_estimate(self, count: sa.Select[Any]) -> int | None:
+        return explain.postgresql_rows(await self.database.fetch_val(explain.Explain(count)))

@@ -76,3 +76,5 @@ class SQLiteBackend(Backend):
 
     def take_migration_lock(self, connection: Connection) -> None:
         return None
+
+    folds_text_in_python = True

@@ -13,8 +13,10 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sqlalchemy.dialects import mysql, postgresql, sqlite
 
+from pb_headless.fields import kinds
 from pb_headless.query.compiler import compile_list, compile_show, relation_select
 from pb_headless.query.grammar import parse_query
+from pb_headless.query.parameters import Binder
 from pb_headless.query.planner import plan_list, plan_show
 from pb_headless.registry.spec import ObjectSpec
 
@@ -153,6 +155,37 @@ def test_query_is_called_on_every_compile_so_it_may_read_the_clock(
     compile_list(spec, plan, "sqlite")
     compile_show(spec, plan_show(spec, parse_query([])), 1, "sqlite")
     assert len(calls) == 3
+
+
+def test_planning_compiling_and_rendering_describe_no_column_again(
+    article_spec: ObjectSpec, fetch: Fetch, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A column's description is made with its field, once per registry version: a request's plan,
+    statements and records read `FieldSpec.description` and never describe a column themselves."""
+
+    def refused(_: Any) -> Any:
+        raise AssertionError("a column was described during a request")
+
+    monkeypatch.setattr(kinds, "_type_facts", refused)
+    pairs = [("filter[views][gt]", "1"), ("search", "news"), ("sort", "-price"), ("fields", "id,title,price")]
+    plan = plan_list(article_spec, parse_query(pairs))
+    assert plan.details == {}
+    page, _ = compile_list(article_spec, plan, "sqlite")
+    assert isinstance(plan.render(fetch(page)), list)
+
+
+def test_the_compiler_hands_back_the_parameters_it_bound_in_order(article_spec: ObjectSpec) -> None:
+    """No ambient state: a recording binder passed to the compiler holds what it bound, and only
+    that compile's parameters; a compile without one records nothing."""
+    pairs = [("filter[views][gt]", "3"), ("filter[id][in]", "1,2"), ("search", "x")]
+    plan = plan_list(article_spec, parse_query(pairs))
+    binder = Binder("postgresql", recording=True)
+    compile_list(article_spec, plan, binder)
+    assert [note.value for note in binder.parameters] == [3, 1, 2, "x"]
+    other = Binder("postgresql", recording=True)
+    compile_list(article_spec, plan_list(article_spec, parse_query([("search", "y")])), "postgresql")
+    assert other.parameters == ()
+    assert Binder("sqlite").parameters == ()
 
 
 def test_the_count_wraps_the_filtered_select_without_its_order(article_spec: ObjectSpec) -> None:
