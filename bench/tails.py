@@ -206,7 +206,7 @@ def report(
 
 def take_turns(database: Any, on: bool) -> None:
     """Reads on threads in turns (the library's way), or all at once as before turns (`NO_TURN`)."""
-    from pb_headless.database.accelerator import NO_TURN
+    from pb_headless.database.accelerator_interface import NO_TURN
     from pb_headless.database.accelerators import accelerator_of
 
     accelerator = accelerator_of(database)

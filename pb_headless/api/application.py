@@ -38,7 +38,7 @@ from pb_headless.database.accelerators import accelerator_of, reads_inline
 from pb_headless.database.backends import backend_for
 from pb_headless.database.database_errors import is_unavailable
 from pb_headless.database.deadline import UNAVAILABLE, UnitOfWork
-from pb_headless.database.prepare import prepare
+from pb_headless.database.sqlite.serving import fit_for_serving
 from pb_headless.errors import (
     ApiError,
     MethodNotAllowed,
@@ -129,7 +129,7 @@ class HeadlessAPI:
         self.change_log = ChangeLog(self.backend)  # the one owner of the log's triggers and reads
         self.changes = TriggerSync(self.change_log, enabled=change_log)
         self.streams = StreamHub(self.change_log, self.authenticator, max_streams=max_streams)
-        prepare(database)
+        fit_for_serving(database)
 
     @property
     def user_loader(self) -> UserLoader | None:

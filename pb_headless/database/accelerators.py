@@ -1,11 +1,11 @@
-"""Which accelerator (database/accelerator.py) a host's database has."""
+"""Which accelerator (database/accelerator_interface.py) a host's database has."""
 
 from __future__ import annotations
 
 from databases import Database
 
 from pb_headless.database import internals
-from pb_headless.database.accelerator import PLAIN, Accelerator
+from pb_headless.database.accelerator_interface import PLAIN, Accelerator
 from pb_headless.database.backends import backend_for, backend_name
 from pb_headless.database.postgresql.accelerator import PostgreSQLAccelerator
 from pb_headless.database.server_accelerator import ServerAccelerator

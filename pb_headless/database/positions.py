@@ -29,7 +29,7 @@ from typing import Any
 
 from databases import Database
 
-from pb_headless.database.accelerator import DeepPageStatements
+from pb_headless.database.accelerator_interface import DeepPageStatements
 from pb_headless.database.connections import held_connection
 from pb_headless.database.slots import AFTER, LIMIT, OFFSET
 

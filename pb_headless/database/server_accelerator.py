@@ -14,7 +14,7 @@ from typing import Any
 
 from databases import Database
 
-from pb_headless.database.accelerator import Accelerator, DeepPageStatements
+from pb_headless.database.accelerator_interface import Accelerator, DeepPageStatements
 from pb_headless.database.backends import backend_for
 from pb_headless.database.positions import Positions
 

@@ -22,7 +22,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.database import internals
-from pb_headless.database.accelerator import NO_TURN
+from pb_headless.database.accelerator_interface import NO_TURN
 from pb_headless.database.accelerators import accelerator_of
 from pb_headless.database.caches import Caches
 from pb_headless.database.dialect import dialect_of

@@ -1,7 +1,7 @@
 """The read path of the generic endpoints: parse → plan → compile to SQL → run and render."""
 
 from pb_headless.query.compiler import compile_list, compile_show, relation_select
-from pb_headless.query.executor import fetch_list, fetch_one
+from pb_headless.query.executor import fetch_one
 from pb_headless.query.grammar import OPERATORS, ParsedQuery, parse_query
 from pb_headless.query.operators import Operator
 from pb_headless.query.planner import (
@@ -26,7 +26,6 @@ __all__ = [
     "ShowPlan",
     "compile_list",
     "compile_show",
-    "fetch_list",
     "fetch_one",
     "filter_operators",
     "parse_query",

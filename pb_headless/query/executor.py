@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Awaitable, Callable, Hashable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any
 
 from databases import Database
@@ -23,7 +23,6 @@ from pb_headless.query.prepared import (
     DEEP_FROM,
     CompiledRead,
     Reader,
-    compile_read,
     deep_statements,
     ordinary_count,
     ordinary_page,
@@ -50,22 +49,6 @@ class ListPage:
     truncated: Truncated
     more: bool | None = None  # read one row past the page: whether more follow in its direction
     estimated: bool = False
-
-
-async def fetch_list(
-    database: Database,
-    spec: ObjectSpec,
-    plan: ListPlan,
-    dialect: str,
-    caches: Caches | None = None,
-    data_version: int | None = None,
-) -> tuple[list[dict[str, Any]], int, Truncated]:
-    """The page of records, the total number of matching records, and the to-many relations cut
-    (a plan compiled and run in one call, with an exact total: what tests read)."""
-    reader = Reader(database, backend_for(database), caches or Caches())
-    compiled = compile_read(reader, spec, replace(plan, count="exact", cursor=None))
-    page = await fetch_page(reader, compiled, data_version)
-    return page.records, page.total or 0, page.truncated
 
 
 async def fetch_page(reader: Reader, compiled: CompiledRead[ListPlan], version: Hashable | None) -> ListPage:

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 from databases import Database
 
-from pb_headless.database.accelerator import PLAIN
+from pb_headless.database.accelerator_interface import PLAIN
 from pb_headless.database.accelerators import accelerator_of, reads_inline
 from pb_headless.database.postgresql.accelerator import PostgreSQLAccelerator
-from pb_headless.database.prepare import prepare
 from pb_headless.database.server_accelerator import ServerAccelerator
 from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
+from pb_headless.database.sqlite.serving import fit_for_serving
 
 
 @pytest.mark.parametrize("url", ["postgresql://u@localhost/db", "mysql://u@localhost/db"])
@@ -45,8 +45,8 @@ def test_postgresql_reads_the_ordinary_way_and_keeps_trigram_indexes():
 
 def test_a_prepared_sqlite_file_reads_on_the_loop_and_one_in_memory_does_not(tmp_path: Path):
     on_disk, in_memory = Database(f"sqlite:///{tmp_path / 'site.db'}"), Database("sqlite://")
-    prepare(on_disk)
-    prepare(in_memory)
+    fit_for_serving(on_disk)
+    fit_for_serving(in_memory)
     assert isinstance(accelerator_of(on_disk), SQLiteAccelerator) and reads_inline(on_disk)
     assert accelerator_of(on_disk) is accelerator_of(on_disk)  # the pool's own: its noted keys last
     assert isinstance(accelerator_of(in_memory), SQLiteAccelerator) and not reads_inline(in_memory)

@@ -82,11 +82,11 @@ def test_two_databases_have_two_backends_with_state_of_their_own(tmp_path: Path)
 
 def test_a_database_let_go_takes_its_backend_and_caches_with_it(tmp_path: Path) -> None:
     """A process that opens database after database (a test suite, a multi-site host) keeps no
-    backend of one it no longer holds: the map from database to backend holds neither strongly."""
+    backend of one it no longer holds: the backend is kept on its database, in no global map."""
     database = Database(f"sqlite:///{tmp_path / 'gone.db'}")
     api = HeadlessAPI(database, ApiRegistry())
     kept_backend, kept_caches = weakref.ref(api.backend), weakref.ref(api.caches)
-    assert backend_for(database) is api.backend  # the API holds it: every caller gets the same one
+    assert backend_for(database) is api.backend  # every caller gets the same one
     del api, database
     gc.collect()
     assert kept_backend() is None and kept_caches() is None

@@ -11,12 +11,9 @@ commands, finds it the same way), so the per-database state it holds is kept onc
 
 The backend also holds what is kept per database (the caches, the implied indexes made, SQLite's
 queue of writers, the server accelerator) so that nothing finds it again through a module-level map.
-The map from a `Database` to its backend holds neither strongly: the backend lives as long as
-something holds it (the `HeadlessAPI` does, for its whole life), and a process that opens many
+The backend is kept on its `Database`, not in a module-level map: a process that opens many
 databases, one after the other, keeps no backend, caches or engine of one it has let go.
 """
-
-from weakref import WeakKeyDictionary, ref
 
 from databases import Database
 
@@ -50,25 +47,23 @@ def backend_class(scheme: str) -> type[Backend] | None:
     return None if name is None else _BACKENDS[name]
 
 
-# The one backend of each host database, for the code handed only the `Database`. The backend holds
-# its database, so a strong value would keep every database ever opened, with its caches: the value
-# is a weak reference too.
-_opened: WeakKeyDictionary[Database, ref[Backend]] = WeakKeyDictionary()
+# The one backend of each host database is kept on the `Database` object itself, under a name of the
+# library's own: it lives exactly as long as its database (the two are let go together), and no
+# module-level map holds either.
+_KEPT_AS = "pb_headless_backend"
 
 
 def backend_for(database: Database) -> Backend:
-    """The backend of the host's database, opened at the first call and the same one after, for as
-    long as anything holds it."""
-    kept = _opened.get(database)
-    found = None if kept is None else kept()
+    """The backend of the host's database, opened at the first call and the same one after."""
+    kept = vars(database)  # the object's own attributes: a wrapper that forwards the rest keeps its own
+    found = kept.get(_KEPT_AS)
     if found is not None:
         return found
     name = backend_name(database.url.dialect)
     if name is None:
         scheme = database.url.dialect
         raise ValueError(f"pb_headless does not serve a {scheme} database (sqlite, postgresql, mysql)")
-    found = _BACKENDS[name](database)
-    _opened[database] = ref(found)
+    found = kept[_KEPT_AS] = _BACKENDS[name](database)
     return found
 
 

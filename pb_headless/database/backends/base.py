@@ -18,7 +18,7 @@ from pb_headless.database.caches import Caches
 from pb_headless.database.dialect import dialect_of
 
 if TYPE_CHECKING:
-    from pb_headless.database.accelerator import Accelerator
+    from pb_headless.database.accelerator_interface import Accelerator
 
 # The async drivers SQLAlchemy takes for the same database, for reflection and migrations.
 ASYNC_DRIVERS = ("asyncpg", "aiomysql", "asyncmy", "aiosqlite")

@@ -10,7 +10,7 @@ import sqlalchemy as sa
 from databases import Database
 
 from pb_headless.database import internals
-from pb_headless.database.accelerator import NO_TURN, Accelerator, DeepPageStatements
+from pb_headless.database.accelerator_interface import NO_TURN, Accelerator, DeepPageStatements
 from pb_headless.database.positions import Positions
 from pb_headless.database.sqlite import search_index
 from pb_headless.database.sqlite.inline import InlineReads

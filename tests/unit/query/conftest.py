@@ -197,8 +197,8 @@ ROWS: dict[sa.Table, list[dict[str, Any]]] = {
 
 
 def casefolding_sqlite(connection: sqlite3.Connection, _record: Any) -> None:
-    """What `pb_headless.database.prepare.prepare` gives a `databases` SQLite connection, for a sync
-    engine."""
+    """What `pb_headless.database.sqlite.serving.fit_for_serving` gives a `databases` SQLite
+    connection, for a sync engine."""
     connection.create_function(
         CASEFOLD_FUNCTION,
         1,

@@ -3,15 +3,20 @@
 from __future__ import annotations
 
 from collections.abc import AsyncIterator
+from dataclasses import replace
 from typing import Any
 
 import pytest
 from databases import Database
 
 from pb_headless.database import statements
-from pb_headless.database.prepare import prepare
+from pb_headless.database.backends import backend_for
+from pb_headless.database.caches import Caches
+from pb_headless.database.sqlite.serving import fit_for_serving
 from pb_headless.errors import ValidationFailed
-from pb_headless.query import fetch_list, fetch_one, parse_query, plan_list, plan_show
+from pb_headless.query import fetch_one, parse_query, plan_list, plan_show
+from pb_headless.query.executor import fetch_page
+from pb_headless.query.prepared import Reader, compile_read
 from pb_headless.registry.spec import ObjectSpec
 
 
@@ -40,7 +45,7 @@ class CountingDatabase:
 @pytest.fixture
 async def database(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIterator[CountingDatabase]:
     database = Database(sqlite_url)
-    prepare(database)
+    fit_for_serving(database)
     await database.connect()
     counting = CountingDatabase(database)
     run = statements.run
@@ -60,9 +65,13 @@ async def database(sqlite_url: str, monkeypatch: pytest.MonkeyPatch) -> AsyncIte
 async def listed(
     database: CountingDatabase, spec: ObjectSpec, *pairs: tuple[str, str]
 ) -> tuple[list[dict[str, Any]], int]:
+    """The page and its exact total, the plan compiled and run in one go (as a list request does)."""
     plan = plan_list(spec, parse_query(pairs))
-    records, total, _ = await fetch_list(database, spec, plan, "sqlite")  # type: ignore[arg-type]
-    return records, total
+    reader = Reader(database, backend_for(database), Caches())  # type: ignore[arg-type]
+    page = await fetch_page(
+        reader, compile_read(reader, spec, replace(plan, count="exact", cursor=None)), None
+    )
+    return page.records, page.total or 0
 
 
 async def test_a_page_renders_its_records_and_the_total(

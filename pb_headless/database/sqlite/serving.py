@@ -28,7 +28,7 @@ def _casefold(value: Any) -> Any:
     return value.casefold() if isinstance(value, str) else value
 
 
-def prepare(database: Database) -> None:
+def fit_for_serving(database: Database) -> None:
     """Make the host's SQLite database fit for serving: Unicode case folding and kept-open connections.
 
     `databases` opens a new aiosqlite connection (and thread) per use and passes its options on to
