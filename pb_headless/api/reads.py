@@ -12,6 +12,7 @@ from starlette.responses import Response
 from pb_headless.api.context import RequestContext
 from pb_headless.api.cursor_links import cursor_links, page_cursors
 from pb_headless.api.handling import applied_handling
+from pb_headless.api.kept_lists import KeptList, worth_keeping
 from pb_headless.api.list_tags import list_tag
 from pb_headless.api.records import record_key
 from pb_headless.database.accelerators import accelerator_of
@@ -21,7 +22,6 @@ from pb_headless.http.responses import (
     OBJECT_CACHING,
     json_bytes,
     json_prepared,
-    json_response,
     request_header,
 )
 from pb_headless.query import parse_query, plan_list, plan_show
@@ -50,17 +50,27 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
     accelerator.share_reads()
     try:
         tagged = await list_tag(context, request, spec, plan)  # before the page: see api/list_tags.py
-        if tagged is not None and (unchanged := not_modified(request.headers, tagged[0], OBJECT_CACHING)):
-            return unchanged
-        page = await _page(context, reader, compiled, None if tagged is None else tagged[1])
+        if tagged is None:
+            page = await _page(context, reader, compiled, None)
+        else:
+            if unchanged := not_modified(request.headers, tagged[0], OBJECT_CACHING):
+                return unchanged
+            kept = context.caches.list_answers.get(tagged[0])
+            if isinstance(kept, KeptList):  # the same answer at the same positions (api/kept_lists.py)
+                return _answer(request, kept.body, {**dict(kept.headers), **preference}, tagged[0])
+            page = await _page(context, reader, compiled, tagged[1])
     finally:
         accelerator.unshare_reads()
-    body = _envelope(context, request, spec, plan, page)
-    headers = {**truncation_headers(page.truncated), **preference}
-    response = json_response(body, headers=headers, cache=OBJECT_CACHING)
-    return conditional(
-        request_header(request.scope, b"if-none-match"), response, None if tagged is None else tagged[0]
-    )
+    own = truncation_headers(page.truncated)
+    body = json_bytes(_envelope(context, request, spec, plan, page))
+    if tagged is not None and worth_keeping(body):
+        context.caches.list_answers.put(tagged[0], KeptList(body, tuple(own.items())))
+    return _answer(request, body, {**own, **preference}, None if tagged is None else tagged[0])
+
+
+def _answer(request: Request, body: bytes, headers: Mapping[str, str], tag: str | None) -> Response:
+    response = json_prepared(body, headers, OBJECT_CACHING)
+    return conditional(request_header(request.scope, b"if-none-match"), response, tag)
 
 
 async def _page(

@@ -20,6 +20,8 @@ KEPT_BUILT = 256  # token look-ups kept built, by the row the database gave
 KEPT_STEADY = 256  # constant queries' rows (the token look-up), by values and SQLite's data version
 KEPT_PLANS = 512  # read plans, by object and query string as written (query strings of at most:)
 KEPT_PLAN_BYTES = 2 * 1024 * 1024  # and their size: a plan holds its filters' values (`in` lists)
+KEPT_LISTS = 256  # list answers kept by their change-log tag (api/kept_lists.py)
+KEPT_LIST_BYTES = 8 * 1024 * 1024  # and their bodies' bytes
 KEPT_PLAN_QUERY = 1024  # bytes; a longer query string is planned on every request
 # Statements compiled between two returns of freed memory to the system (database/allocator.py):
 # once the compiled statements could all have been replaced, what they held is given back.
@@ -69,6 +71,7 @@ class Caches:
         self.built_rows: Bounded[object, object] = Bounded(KEPT_BUILT)
         self.plans: Bounded[object, object] = Bounded(KEPT_PLANS, KEPT_PLAN_BYTES)
         self.rows_at_data_version: Bounded[object, object] = Bounded(KEPT_STEADY)
+        self.list_answers: Bounded[object, object] = Bounded(KEPT_LISTS, KEPT_LIST_BYTES)
         self.totals = Totals()
         self.searches = SearchShares()  # searches running per token (budget.py): at most one entry each
         self.compiled = 0  # statements compiled since freed memory was last given back
@@ -93,6 +96,8 @@ class Caches:
             "plans": len(self.plans),
             "plan_bytes": self.plans.bytes,
             "steady": len(self.rows_at_data_version),
+            "lists": len(self.list_answers),
+            "list_bytes": self.list_answers.bytes,
             "totals": self.totals.size(),
             "total_bytes": self.totals.bytes,
             "searches": len(self.searches),

@@ -183,6 +183,8 @@ def asyncpg_cancel_request(raw: Any) -> Any:
     # The pool hands out a proxy of the connection. No default on either read: a moved attribute
     # raises (and tests/unit/test_internals.py names it) instead of switching the cancel off.
     connection = raw._con if isinstance(raw, PoolConnectionProxy) else raw
+    if connection is None:  # a proxy the pool already took back: its connection is gone
+        return None
     protocol = connection._protocol
     if protocol is None:  # closed
         return None

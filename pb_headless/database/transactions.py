@@ -43,8 +43,9 @@ async def write_transaction(database: Database, unit: UnitOfWork | None) -> Asyn
                 await bump_data_version(database)
             await _commit(database, connection, unit)
         return
-    # This process's SQLite writers take turns on the backend's queue (`SQLiteBackend.writers`).
-    async with backend.writers, database.connection() as connection:
+    # This process's SQLite writers take turns on the backend's queue (`SQLiteBackend.writers`), then
+    # with other processes' on the file's (`sqlite/writer_turns.py`).
+    async with backend.writers, database.connection() as connection, backend.process_turn():
         await _sqlite_run(connection, "BEGIN IMMEDIATE")
         try:
             yield

@@ -100,3 +100,25 @@ def test_each_private_attribute_of_a_driver_class_or_module_is_still_there(path:
     found = owner_or_module(path)
     missing = [name for name in internals.REACHED_ON_CLASS[path] if not hasattr(found, name)]
     assert not missing, f"{path} has no longer: {', '.join(missing)} (pb_headless/database/internals.py)"
+
+
+async def test_a_postgresql_connection_the_pool_took_back_has_no_statement_to_stop():
+    """A cut-off request's connection may already be back in asyncpg's pool when it is discarded:
+    its proxy no longer has a connection, and there is nothing to cancel (no error to log)."""
+    import asyncpg  # type: ignore[import-untyped]
+
+    from tests.support.databases import SERVERS, unavailable
+
+    try:
+        pool = await asyncpg.create_pool(SERVERS["postgresql"], min_size=1, max_size=1)
+    except Exception as error:
+        unavailable("postgresql", error)
+    try:
+        proxy = await pool.acquire()
+        request = internals.asyncpg_cancel_request(proxy)
+        assert request is not None  # in use: a cancel is possible
+        request.close()  # never sent
+        await pool.release(proxy)
+        assert internals.asyncpg_cancel_request(proxy) is None
+    finally:
+        await pool.close()

@@ -3,15 +3,17 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import functools
 import sqlite3
+from contextlib import AbstractAsyncContextManager
 from typing import Any
 
 import sqlalchemy as sa
 from databases import Database
 from sqlalchemy.engine import Connection
 
-from pb_headless.database import change_triggers
+from pb_headless.database import change_triggers, internals
 from pb_headless.database.backends.base import Backend
 
 SQLITE_MIGRATION_BUSY_SECONDS = 600  # the migration's connection waits this long for the write lock
@@ -35,6 +37,12 @@ class SQLiteBackend(Backend):
         # lock: SQLite's own busy handler retries with growing sleeps, and under many writers one of
         # them can starve past the database time limit while the others keep winning the lock.
         self.writers = asyncio.Lock()
+
+    def process_turn(self) -> AbstractAsyncContextManager[None]:
+        """This process's turn among the writers of other processes on the same file, where the
+        library keeps the file's connections (sqlite/writer_turns.py); else no turn."""
+        turns = getattr(internals.pool_of(self.database), "writer_turns", None)
+        return turns.turn() if turns is not None else contextlib.nullcontext()
 
     @functools.cached_property
     def change_log_triggers(self) -> change_triggers.ChangeTriggers:

@@ -19,6 +19,7 @@ from databases.backends.sqlite import SQLitePool
 from pb_headless.database import internals
 from pb_headless.database.sqlite.accelerator import SQLiteAccelerator
 from pb_headless.database.sqlite.inline import InlineReads
+from pb_headless.database.sqlite.writer_turns import WriterTurns
 
 log = logging.getLogger("pb_headless")
 
@@ -34,7 +35,10 @@ class KeptConnections(SQLitePool):
         self._size = size
         path = internals.pool_database(self)
         options = internals.pool_options(self) or {}
-        self.accelerator = SQLiteAccelerator(InlineReads(path, options) if _on_disk(self) else None)
+        on_disk = _on_disk(self)
+        self.accelerator = SQLiteAccelerator(InlineReads(path, options) if on_disk else None)
+        # Writers of several processes take turns on a file beside the database (sqlite/writer_turns.py).
+        self.writer_turns = WriterTurns(path) if on_disk else None
 
     async def acquire(self) -> aiosqlite.Connection:
         while self._idle:
@@ -61,6 +65,8 @@ class KeptConnections(SQLitePool):
 
     async def close(self) -> None:
         self.accelerator.close()
+        if self.writer_turns is not None:
+            self.writer_turns.close()
         idle, self._idle = self._idle, []
         for connection in idle:
             try:
