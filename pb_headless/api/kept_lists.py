@@ -1,36 +1,55 @@
-"""List answers kept by their change-log `ETag`, so the same list asked again at the same positions is
+"""List answers kept with their change-log `ETag`, so the same list asked again at the same positions is
 answered without reading its page (docs/caching.md, "Answers kept by their tag").
 
 A tagged list answer is a function of what its tag is a digest of (api/list_tags.py): the request as
 written, the token, the declaration, the catalog version and the change-log positions of every table
 it reads. A client holding that tag is already told 304 on the strength of it; here the instance
-itself keeps the body under the tag and answers the next request for it from memory. A write to any
-of those tables moves a position, so the next request derives another tag and reads afresh: what is
-kept is never stale, and nothing of it is per process but memory (every instance derives the same
-tags). Untagged lists (a `query` narrowing, a table without triggers, `count=estimated`) are never kept.
+itself keeps the body with the tag and answers the next request with the same tag from memory. A
+write to any of those tables moves a position, so the next request derives another tag and reads
+afresh: what is kept is never older than the data, and nothing of it is per process but memory
+(every instance derives the same tags). Untagged lists (a `query` narrowing, a table without
+triggers, `count=estimated`) are never kept.
 
-Bounded by entries and by bytes (`Caches.list_answers`, database/caches.py); an answer over
-`KEPT_BODY_MOST` bytes is not kept.
+One entry per request as asked (object, query string as written, token, API address): the answer of
+a newer tag replaces the older one, so writes do not fill the cache with answers no tag will name
+again. Bounded by entries and bytes (`Caches.list_answers`, database/caches.py); an answer over
+`KEPT_BODY_MOST` bytes, or asked with a query string over `KEPT_PLAN_QUERY`, is not kept.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
+from starlette.requests import Request
+
+from pb_headless.api.context import RequestContext
+from pb_headless.database.caches import KEPT_PLAN_QUERY
+from pb_headless.registry import ObjectSpec
+
 KEPT_BODY_MOST = 256 * 1024  # a larger answer is read again each time
 
 
 @dataclass(frozen=True, slots=True)
 class KeptList:
-    """A list answer's body and the headers of its own (the truncated relations), by its tag."""
+    """A list answer's tag, body and headers of its own (the truncated relations)."""
 
+    tag: str
     body: bytes
     headers: tuple[tuple[str, str], ...]
 
     @property
     def weight(self) -> int:
-        return len(self.body) + 200  # the object, its tuple and the key beside it
+        return len(self.body) + KEPT_PLAN_QUERY  # the key's query string, at most that, and the rest
 
 
-def worth_keeping(body: bytes) -> bool:
-    return len(body) <= KEPT_BODY_MOST
+def kept_key(context: RequestContext, request: Request, spec: ObjectSpec) -> tuple[object, ...]:
+    """The request as asked: what, besides the data, the tag digests (api/list_tags.py) and may vary
+    between requests of one instance."""
+    token = context.principal.token
+    written: bytes = request.scope.get("query_string", b"")
+    return (spec.name, written, token.id, token.scopes, context.api_root)
+
+
+def worth_keeping(key: tuple[object, ...], body: bytes) -> bool:
+    written = key[1]
+    return len(body) <= KEPT_BODY_MOST and isinstance(written, bytes) and len(written) <= KEPT_PLAN_QUERY

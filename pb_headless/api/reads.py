@@ -12,7 +12,7 @@ from starlette.responses import Response
 from pb_headless.api.context import RequestContext
 from pb_headless.api.cursor_links import cursor_links, page_cursors
 from pb_headless.api.handling import applied_handling
-from pb_headless.api.kept_lists import KeptList, worth_keeping
+from pb_headless.api.kept_lists import KeptList, kept_key, worth_keeping
 from pb_headless.api.list_tags import list_tag
 from pb_headless.api.records import record_key
 from pb_headless.database.accelerators import accelerator_of
@@ -55,17 +55,20 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
         else:
             if unchanged := not_modified(request.headers, tagged[0], OBJECT_CACHING):
                 return unchanged
-            kept = context.caches.list_answers.get(tagged[0])
-            if isinstance(kept, KeptList):  # the same answer at the same positions (api/kept_lists.py)
+            asked = kept_key(context, request, spec)
+            kept = context.caches.list_answers.get(asked)
+            if isinstance(kept, KeptList) and kept.tag == tagged[0]:  # the same answer (api/kept_lists.py)
                 return _answer(request, kept.body, {**dict(kept.headers), **preference}, tagged[0])
             page = await _page(context, reader, compiled, tagged[1])
     finally:
         accelerator.unshare_reads()
     own = truncation_headers(page.truncated)
     body = json_bytes(_envelope(context, request, spec, plan, page))
-    if tagged is not None and worth_keeping(body):
-        context.caches.list_answers.put(tagged[0], KeptList(body, tuple(own.items())))
-    return _answer(request, body, {**own, **preference}, None if tagged is None else tagged[0])
+    if tagged is None:
+        return _answer(request, body, {**own, **preference}, None)
+    if worth_keeping(asked, body):
+        context.caches.list_answers.put(asked, KeptList(tagged[0], body, tuple(own.items())))
+    return _answer(request, body, {**own, **preference}, tagged[0])
 
 
 def _answer(request: Request, body: bytes, headers: Mapping[str, str], tag: str | None) -> Response:

@@ -168,19 +168,30 @@ async def test_the_keys_are_noted_once_and_then_reused(site, monkeypatch):
 
 async def test_without_the_change_log_triggers_pages_stay_exact(server_database, host_factory):
     """Writes made while the table has no change-log trigger move no head: the keys noted before must
-    not be used, neither while the triggers are missing nor after they are made again."""
+    not be used, neither while the triggers are missing nor after they are made again. (Each request
+    is written another way: the same query string at the same positions would be a list answer kept
+    by its tag, docs/caching.md, which sees only what the triggers see.)"""
     rows = [{"name": f"item {n}", "rank": n % 7, "published": True} for n in range(1, ROWS + 1)]
     site = await constructor_host(server_database, host_factory, ITEMS, TAB, rows)
+    spellings = iter(
+        [
+            "limit=5&offset=3000",
+            "offset=3000&limit=5",
+            "limit=5&offset=3000&count=exact",
+            "offset=3000&limit=5&count=exact",
+            "count=exact&limit=5&offset=3000",
+        ]
+    )
     for _ in range(2):
-        assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
+        assert (await page(site, next(spellings)))[0] == await plain_page(site, 3000, 5)
     for name in await _trigger_names(site):
         await site.database.execute(_drop_trigger(site, name))
     await site.database.execute("DELETE FROM items WHERE id BETWEEN 10 AND 29")  # unrecorded
-    assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
+    assert (await page(site, next(spellings)))[0] == await plain_page(site, 3000, 5)
     await site.database.execute("DELETE FROM items WHERE id BETWEEN 30 AND 39")  # unrecorded
     await site.api.changes.follow(object(), {"items": "id"}, {})  # the triggers made again
     for _ in range(2):  # the head is where it was: the new triggers' identity tells the keys are old
-        assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
+        assert (await page(site, next(spellings)))[0] == await plain_page(site, 3000, 5)
 
 
 async def _trigger_names(site) -> list[str]:

@@ -63,6 +63,7 @@ async def test_a_write_through_the_api_is_in_the_next_answer(reader, pages_read)
     assert pages_read["count"] == 2
     assert after.json()["meta"]["total"] == before.json()["meta"]["total"] + 1
     assert "Kept no longer" in [record["title"] for record in after.json()["data"]]
+    assert reader.api.caches.sizes()["lists"] == 1  # the newer answer replaced the older one
 
 
 async def test_a_row_changed_in_plain_sql_is_in_the_next_answer(reader):
