@@ -74,12 +74,17 @@ async def test_a_write_waits_for_the_turn_another_process_holds_and_goes_on_when
     assert turn_is_free(path)
 
 
-async def test_a_write_that_gives_up_waiting_leaves_the_turn_free_for_the_next(sqlite_database, host_factory):
-    await create_demo(sqlite_database)
-    host = await host_factory(sqlite_database, demo_registry(), database_timeout=0.5)
+async def impatient_site(database, host_factory):
+    """A site whose writes give up after half a second, one write made (the turns file is there)."""
+    await create_demo(database)
+    host = await host_factory(database, demo_registry(), database_timeout=0.5)
     headers = host.auth(await host.token("*"))
-    path = turns_file(sqlite_database)
     assert (await host.client.post(URL, json={"title": "first"}, headers=headers)).status_code == 201
+    return host, headers, turns_file(database)
+
+
+async def test_a_write_that_gives_up_waiting_leaves_the_turn_free_for_the_next(sqlite_database, host_factory):
+    host, headers, path = await impatient_site(sqlite_database, host_factory)
     with turn_held_elsewhere(path):
         gave_up = await host.client.post(URL, json={"title": "gave up"}, headers=headers)
     assert gave_up.status_code == 503, gave_up.text
@@ -99,11 +104,7 @@ async def test_a_write_that_gives_up_waiting_leaves_the_turn_free_for_the_next(s
 async def test_a_write_given_up_while_waiting_hands_its_wait_to_the_next_writer(
     sqlite_database, host_factory
 ):
-    await create_demo(sqlite_database)
-    host = await host_factory(sqlite_database, demo_registry(), database_timeout=0.5)
-    headers = host.auth(await host.token("*"))
-    path = turns_file(sqlite_database)
-    assert (await host.client.post(URL, json={"title": "first"}, headers=headers)).status_code == 201
+    host, headers, path = await impatient_site(sqlite_database, host_factory)
     with turn_held_elsewhere(path):
         assert (await host.client.post(URL, json={"title": "gave up"}, headers=headers)).status_code == 503
         late = asyncio.ensure_future(host.client.post(URL, json={"title": "took over"}, headers=headers))
