@@ -37,7 +37,8 @@ P = TypeVar("P", bound=ShowPlan)
 
 
 async def list_records(context: RequestContext, request: Request, spec: ObjectSpec, _: str) -> Response:
-    """plan → tag → page → envelope → conditional (docs/architecture.md, "The compiled read")."""
+    """plan → tag → kept answer → page → envelope → conditional (docs/architecture.md, "The compiled
+    read")."""
     reader = read_on(context)
     compiled = planned(reader, request, spec, plan_list, LIST_QUERY)
     plan = compiled.plan
