@@ -10,21 +10,18 @@ afresh: what is kept is never older than the data, and nothing of it is per proc
 (every instance derives the same tags). Untagged lists (a `query` narrowing, a table without
 triggers, `count=estimated`) are never kept.
 
-One entry per request as asked (object, query string as written, token, API address): the answer of
-a newer tag replaces the older one, so writes do not fill the cache with answers no tag will name
-again. Bounded by entries and bytes (`Caches.list_answers`, database/caches.py); an answer over
-`KEPT_BODY_MOST` bytes, or asked with a query string over `KEPT_PLAN_QUERY`, is not kept.
+One entry per request as asked (`ListTag.asked`: object, query string as written, token, API
+address): the answer of a newer tag replaces the older one, so writes do not fill the cache with
+answers no tag will name again. Bounded by entries and bytes (`Caches.list_answers`,
+database/caches.py); an answer over `KEPT_BODY_MOST` bytes, or asked with a query string over
+`KEPT_PLAN_QUERY`, is not kept.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from starlette.requests import Request
-
-from pb_headless.api.context import RequestContext
 from pb_headless.database.caches import KEPT_PLAN_QUERY
-from pb_headless.registry import ObjectSpec
 
 KEPT_BODY_MOST = 256 * 1024  # a larger answer is read again each time
 
@@ -40,16 +37,3 @@ class KeptList:
     @property
     def weight(self) -> int:
         return len(self.body) + KEPT_PLAN_QUERY  # the key's query string, at most that, and the rest
-
-
-def kept_key(context: RequestContext, request: Request, spec: ObjectSpec) -> tuple[object, ...]:
-    """The request as asked: what, besides the data, the tag digests (api/list_tags.py) and may vary
-    between requests of one instance."""
-    token = context.principal.token
-    written: bytes = request.scope.get("query_string", b"")
-    return (spec.name, written, token.id, token.scopes, context.api_root)
-
-
-def worth_keeping(key: tuple[object, ...], body: bytes) -> bool:
-    written = key[1]
-    return len(body) <= KEPT_BODY_MOST and isinstance(written, bytes) and len(written) <= KEPT_PLAN_QUERY

@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from collections.abc import Iterable
-from typing import Any
+from typing import Any, NamedTuple
 
 import sqlalchemy as sa
 from starlette.requests import Request
@@ -60,10 +60,20 @@ def derived_tables(context: RequestContext, spec: ObjectSpec, plan: ListPlan) ->
     return tables
 
 
+class ListTag(NamedTuple):
+    """A list's tag, the positions it was derived from, and the request as asked: object, query
+    string, token and address, all the tag digests but the data (None when the query string is too
+    long to keep anything by it)."""
+
+    tag: str
+    positions: tuple[int, ...]
+    asked: tuple[object, ...] | None
+
+
 async def list_tag(
     context: RequestContext, request: Request, spec: ObjectSpec, plan: ListPlan
-) -> tuple[str, tuple[int, ...]] | None:
-    """The list's tag and the positions it was derived from (one read), or None where it cannot be."""
+) -> ListTag | None:
+    """The list's tag (one read of the positions), or None where it cannot be derived."""
     tables = derived_tables(context, spec, plan)
     if tables is None:
         return None
@@ -104,7 +114,8 @@ async def list_tag(
     hashed = described.copy()
     hashed.update((repr(positions) + ")").encode())
     digest = hashed.digest()[:20]
-    return '"' + base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=") + '"', positions
+    tag = '"' + base64.urlsafe_b64encode(digest).decode("ascii").rstrip("=") + '"'
+    return ListTag(tag, positions, key if len(written) <= KEPT_PLAN_QUERY else None)
 
 
 def _described(_: Snapshot) -> dict[tuple[object, ...], Any]:

@@ -12,7 +12,7 @@ from starlette.responses import Response
 from pb_headless.api.context import RequestContext
 from pb_headless.api.cursor_links import cursor_links, page_cursors
 from pb_headless.api.handling import applied_handling
-from pb_headless.api.kept_lists import KeptList, kept_key, worth_keeping
+from pb_headless.api.kept_lists import KEPT_BODY_MOST, KeptList
 from pb_headless.api.list_tags import list_tag
 from pb_headless.api.records import record_key
 from pb_headless.database.accelerators import accelerator_of
@@ -54,22 +54,21 @@ async def list_records(context: RequestContext, request: Request, spec: ObjectSp
         if tagged is None:
             page = await _page(context, reader, compiled, None)
         else:
-            if unchanged := not_modified(request.headers, tagged[0], OBJECT_CACHING):
+            if unchanged := not_modified(request.headers, tagged.tag, OBJECT_CACHING):
                 return unchanged
-            asked = kept_key(context, request, spec)
-            kept = context.caches.list_answers.get(asked)
-            if isinstance(kept, KeptList) and kept.tag == tagged[0]:  # the same answer (api/kept_lists.py)
-                return _answer(request, kept.body, {**dict(kept.headers), **preference}, tagged[0])
-            page = await _page(context, reader, compiled, tagged[1])
+            kept = None if tagged.asked is None else context.caches.list_answers.get(tagged.asked)
+            if isinstance(kept, KeptList) and kept.tag == tagged.tag:  # the same answer (api/kept_lists.py)
+                return _answer(request, kept.body, {**dict(kept.headers), **preference}, tagged.tag)
+            page = await _page(context, reader, compiled, tagged.positions)
     finally:
         accelerator.unshare_reads()
     own = truncation_headers(page.truncated)
     body = json_bytes(_envelope(context, request, spec, plan, page))
     if tagged is None:
         return _answer(request, body, {**own, **preference}, None)
-    if worth_keeping(asked, body):
-        context.caches.list_answers.put(asked, KeptList(tagged[0], body, tuple(own.items())))
-    return _answer(request, body, {**own, **preference}, tagged[0])
+    if tagged.asked is not None and len(body) <= KEPT_BODY_MOST:
+        context.caches.list_answers.put(tagged.asked, KeptList(tagged.tag, body, tuple(own.items())))
+    return _answer(request, body, {**own, **preference}, tagged.tag)
 
 
 def _answer(request: Request, body: bytes, headers: Mapping[str, str], tag: str | None) -> Response:

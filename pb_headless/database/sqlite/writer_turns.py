@@ -59,8 +59,9 @@ class WriterTurns:
                 return fd
             except BlockingIOError:
                 pass
-            except OSError:
-                self._give_up_on_file()
+            except OSError:  # the file takes no locks (a file system without them): no turns, ever
+                self._unusable = True
+                self.close()
                 return None
             waiting = asyncio.get_running_loop().run_in_executor(None, fcntl.flock, fd, fcntl.LOCK_EX)
             waiting.add_done_callback(self._wait_ended)
@@ -112,10 +113,6 @@ class WriterTurns:
             return None
         self._pid = os.getpid()
         return self._fd
-
-    def _give_up_on_file(self) -> None:
-        self._unusable = True
-        self.close()
 
     def close(self) -> None:
         """Close the file (the pool's disconnect). A wait still on a thread ends with the close."""
