@@ -2,10 +2,12 @@
 
 Drives the benchmark's host (bench/host.py: `CORSMiddleware` around a Starlette site that mounts the
 API) with ASGI calls one after another, on uvloop as uvicorn runs it, and prints CPU and wall µs per
-request for health, show one record, a list page with its total, one without a count, and the record's
-304 (show with the ETag of its answer: `304`). With `--floor` the kit's floor app is driven the same
-way, so the ratio of the two is the application's
-own share (uvicorn's parsing and writing, about 25 µs a request, comes on top of both in a real run).
+request for the host's own page (`host`: a constant, no API), health, show one record, a list page
+with its total, one without a count, and the record's 304 (show with the ETag of its answer: `304`);
+with `--only update,create`, the writes (a PATCH of the record's price, a POST of a new row: real
+transactions on the built database). With `--floor` the kit's floor app is driven the same way, so
+the ratio of the two is the application's own share (uvicorn's parsing and writing, about 25 µs a
+request, comes on top of both in a real run).
 
     .venv/bin/python -m bench.fixed_cost [--rows 100000] [--requests 3000] [--floor]
     .venv/bin/python -m bench.fixed_cost --profile show        # cProfile of the show request
@@ -44,13 +46,29 @@ ASGIApp = Callable[[dict[str, Any], Any, Any], Awaitable[None]]
 RECORD = 12345
 CALLGRIND_OUT = "/tmp/pb-fixed-cost.callgrind"  # --callgrind-out-file=/tmp/pb-fixed-cost.callgrind.%p
 PB_REQUESTS = {
+    # Not the API: the host's own page, a constant answer through the same CORSMiddleware and
+    # Starlette stack. What any route of this host costs; the floor's `/ok` is its counterpart.
+    "host": ("/", "", False),
     "health": ("/api/pb/v1/health", "", False),
     "show": (f"/api/pb/v1/objects/articles/{RECORD}", "", True),
     "list": ("/api/pb/v1/objects/articles", "limit=20", True),
     "list_none": ("/api/pb/v1/objects/articles", "limit=20&count=none", True),
     "304": (f"/api/pb/v1/objects/articles/{RECORD}", "", True),  # show with its own ETag: 304
 }
+# Writes, each a real transaction on the built database (`--only update,create`; not in the default
+# set, as they change the rows the reads are measured on): an update sets the record's price, a
+# create adds a row (bench/writes.py sends the same bodies under wrk).
+PB_WRITES = {
+    "update": ("PATCH", f"/api/pb/v1/objects/articles/{RECORD}", b'{"price": 1.5}'),
+    "create": (
+        "POST",
+        "/api/pb/v1/objects/articles",
+        b'{"title": "fixed cost", "body": "A body of a few words.", "category": "c1", "price": 9.5, '
+        b'"published_at": "2026-01-01T00:00:00Z"}',
+    ),
+}
 FLOOR_REQUESTS = {
+    "host": ("/ok", "", False),
     "health": ("/ok", "", False),
     "show": (f"/items/articles/{RECORD}", "", True),
     "list": ("/items/articles", "limit=20", True),
@@ -63,7 +81,11 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--rows", type=int, default=100_000)
     parser.add_argument("--requests", type=int, default=3000, help="requests per round and kind")
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--only", default="", help="comma-separated: health,show,list,list_none,304")
+    parser.add_argument(
+        "--only",
+        default="",
+        help="comma-separated: host,health,show,list,list_none,304 (the default), update,create",
+    )
     parser.add_argument("--floor", action="store_true", help="also drive the kit's floor app")
     parser.add_argument("--profile", default="", help="one kind: print its cProfile instead")
     parser.add_argument("--sort", default="tottime", help="cProfile sort key (tottime, cumulative)")
@@ -113,16 +135,19 @@ def scope_of(path: str, query: str, token: str | None) -> dict[str, Any]:
 
 
 async def sent_messages(app: ASGIApp, template: dict[str, Any]) -> list[dict[str, Any]]:
-    """The ASGI messages `app` sends for one request made from `template`."""
+    """The ASGI messages `app` sends for one request made from `template` (its body: `template["body"]`,
+    which is not part of the scope)."""
     sent: list[dict[str, Any]] = []
+    body = template.get("body", b"")
 
     async def receive() -> dict[str, Any]:
-        return {"type": "http.request", "body": b"", "more_body": False}
+        return {"type": "http.request", "body": body, "more_body": False}
 
     async def send(message: dict[str, Any]) -> None:
         sent.append(message)
 
-    await app(dict(template, headers=list(template["headers"]), state={}), receive, send)
+    scope = {name: value for name, value in template.items() if name != "body"}
+    await app(dict(scope, headers=list(template["headers"]), state={}), receive, send)
     return sent
 
 
@@ -153,6 +178,14 @@ async def lifespan(app: ASGIApp) -> Callable[[], Awaitable[None]]:
 
 async def pb_template(app: ASGIApp, kind: str, token: str) -> dict[str, Any]:
     """The request of `kind`; for "304", the show request with the ETag its answer carries."""
+    if kind in PB_WRITES:
+        method, path, body = PB_WRITES[kind]
+        template = scope_of(path, "", token)
+        template["method"] = method
+        length = str(len(body)).encode()
+        template["headers"] += [(b"content-type", b"application/json"), (b"content-length", length)]
+        template["body"] = body
+        return template
     path, query, authorized = PB_REQUESTS[kind]
     template = scope_of(path, query, token if authorized else None)
     if kind == "304":
@@ -165,7 +198,7 @@ async def pb_template(app: ASGIApp, kind: str, token: str) -> dict[str, Any]:
 
 async def warm(app: ASGIApp, template: dict[str, Any], count: int) -> None:
     status, body = await call(app, template)
-    if status not in (200, 304):
+    if status not in (200, 201, 304):
         raise RuntimeError(
             f"{template['path']}?{template['query_string'].decode()}: HTTP {status} {body[:200]!r}"
         )
@@ -241,6 +274,7 @@ async def main_async(args: argparse.Namespace) -> int:
             for _ in range(args.requests):
                 await call(app, template)
             profiler.disable()
+            profiler.dump_stats("/tmp/fixed_cost.prof")
             pstats.Stats(profiler).sort_stats(args.sort).print_stats(45)
             return 0
         floor = floor_app(built["floor_db"]) if args.floor else None

@@ -25,7 +25,7 @@ from pathlib import Path
 import httpx
 from databases import Database
 
-from bench.batch import DECLARATION, prepared
+from bench.batch_notes import DECLARATION, prepared
 from pb_headless import ApiRegistry, HeadlessAPI
 
 WRITES = dict(DECLARATION, operations=["list", "show", "create", "update", "delete"])
@@ -84,7 +84,8 @@ async def run(args: argparse.Namespace) -> None:
     await api.shutdown()
     await database.disconnect()
     if args.profile:
-        pstats.Stats(profiler).sort_stats("cumulative").print_stats("pb_headless|databases|sqlalchemy", 40)
+        profiler.dump_stats("/tmp/write_cost.prof")
+        pstats.Stats(profiler).sort_stats(args.sort).print_stats(40)
         return
     print(
         f"SQLite, WAL, synchronous={args.synchronous or 'FULL (default)'}, "
@@ -101,6 +102,7 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--synchronous", default="", help="NORMAL: PRAGMA synchronous on the connection")
     parser.add_argument("--profile", default="", help="create, update or delete: print its cProfile")
+    parser.add_argument("--sort", default="cumulative", help="cProfile sort key (tottime, cumulative)")
     asyncio.run(run(parser.parse_args()))
 
 

@@ -11,10 +11,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, TypeVar
 
 import sqlalchemy as sa
 from sqlalchemy.engine import Dialect
+
+T = TypeVar("T")
 
 # Owner → the private attributes read or written here (the test checks each on the installed versions).
 REACHED: dict[str, tuple[str, ...]] = {
@@ -23,7 +25,7 @@ REACHED: dict[str, tuple[str, ...]] = {
     "databases.backends.sqlite.SQLiteBackend": ("_dialect", "_pool", "disconnect"),
     "databases.backends.sqlite.SQLitePool": ("_options", "_database", "_memref"),
     "databases.backends.sqlite.SQLiteConnection": ("_connection",),
-    "aiosqlite.Connection": ("_thread", "_running", "_connection"),
+    "aiosqlite.Connection": ("_thread", "_running", "_connection", "_execute"),
     "sqlalchemy.sql.Select": ("_limit_clause", "_offset_clause"),
     "sqlalchemy.sql.compiler.SQLCompiler": ("_bind_processors", "_result_columns"),
     "sqlalchemy.types.TypeEngine": ("_cached_result_processor",),
@@ -128,6 +130,12 @@ def sqlite_interrupt(raw: Any) -> Callable[[], None] | None:
     statement running on it (None when it is not open)."""
     inner = getattr(raw, "_connection", None)
     return None if inner is None else inner.interrupt
+
+
+async def run_on_sqlite_thread(raw: Any, function: Callable[..., T], *arguments: Any) -> T:
+    """`function(sqlite3_connection, *arguments)` on the thread of an aiosqlite connection, as one
+    trip: several statements that must follow each other without a hand-off in between."""
+    return await raw._execute(function, raw._connection, *arguments)
 
 
 def query_lock(connection: Any) -> Any:

@@ -14,6 +14,7 @@ reused (`connections.py`); a COMMIT the database did not confirm is an unknown o
 from __future__ import annotations
 
 import contextlib
+import sqlite3
 from collections.abc import AsyncIterator
 
 from databases import Database
@@ -49,12 +50,11 @@ async def write_transaction(database: Database, unit: UnitOfWork | None) -> Asyn
         await _sqlite_run(connection, "BEGIN IMMEDIATE")
         try:
             yield
-            await _sqlite_run(connection, bump_data_version_sql(database))
         except BaseException:
             await _sqlite_run(connection, "ROLLBACK")
             raise
-        with committing(unit):
-            await _sqlite_run(connection, "COMMIT")
+        with committing(unit):  # cut off in the trip, nobody knows whether the COMMIT ran
+            await _sqlite_bump_and_commit(connection, bump_data_version_sql(database))
 
 
 async def _sqlite_run(connection: Connection, sql: str) -> None:
@@ -64,6 +64,30 @@ async def _sqlite_run(connection: Connection, sql: str) -> None:
     other writer (docs/performance.md, "What a write costs")."""
     async with internals.query_lock(connection) or contextlib.nullcontext():
         await internals.driver(connection).execute_fetchall(sql)
+
+
+async def _sqlite_bump_and_commit(connection: Connection, bump_sql: str) -> None:
+    """The data version's bump and the COMMIT in one trip to aiosqlite's thread (`_bumped_and_committed`)."""
+    async with internals.query_lock(connection) or contextlib.nullcontext():
+        raw = internals.driver(connection)
+        refused = await internals.run_on_sqlite_thread(raw, _bumped_and_committed, bump_sql)
+    if refused is not None:
+        raise refused
+
+
+def _bumped_and_committed(sqlite: sqlite3.Connection, bump_sql: str) -> Exception | None:
+    """On the connection's thread: the bump, then COMMIT. A bump the database refuses is rolled back
+    here and returned, so nothing is stored and the caller raises it; a refused COMMIT raises as it
+    would alone (SQLite has then rolled back, or the transaction is still open and the connection is
+    closed by whoever holds it)."""
+    try:
+        sqlite.execute(bump_sql)
+    except Exception as refused:
+        if sqlite.in_transaction:
+            sqlite.execute("ROLLBACK")
+        return refused
+    sqlite.execute("COMMIT")
+    return None
 
 
 @contextlib.asynccontextmanager
