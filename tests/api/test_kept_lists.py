@@ -9,7 +9,8 @@ import pytest
 from pb_headless import ApiRegistry
 from pb_headless.api import reads
 from pb_headless.database import caches
-from tests.support.demo import DECLARATIONS, articles
+from pb_headless.query import executor
+from tests.support.demo import DECLARATIONS, articles, authors
 
 API = "/api/pb/v1/objects"
 
@@ -32,6 +33,36 @@ def pages_read(monkeypatch):
 
     monkeypatch.setattr(reads, "fetch_page", counted)
     return read
+
+
+@pytest.fixture
+def counts_run(monkeypatch):
+    """How many counts of `meta.total` the database ran."""
+    ran = {"count": 0}
+    original = executor._count_prepared
+
+    async def counted(*args, **kwargs):
+        ran["count"] += 1
+        return await original(*args, **kwargs)
+
+    monkeypatch.setattr(executor, "_count_prepared", counted)
+    return ran
+
+
+async def test_a_write_to_another_table_leaves_a_lists_kept_count_standing(reader, counts_run):
+    """docs/performance.md ("What is not there yet"): a tagged list keeps its total with the positions
+    of the tables it reads, not with a version every commit moves."""
+    first = await reader.client.get(f"{API}/articles?limit=2", headers=reader.headers)
+    assert first.status_code == 200 and counts_run["count"] == 1, first.text
+    total = first.json()["meta"]["total"]
+    await reader.database.execute(authors.update().where(authors.c.id == 1).values(name="Renamed"))
+    second = await reader.client.get(f"{API}/articles?limit=2&offset=2", headers=reader.headers)
+    assert second.json()["meta"]["total"] == total
+    assert counts_run["count"] == 1  # another page, the same count: not taken again
+    await reader.database.execute(articles.insert().values(title="Counted again", published=True))
+    third = await reader.client.get(f"{API}/articles?limit=2&offset=4", headers=reader.headers)
+    assert third.json()["meta"]["total"] == total + 1
+    assert counts_run["count"] == 2
 
 
 async def test_the_same_list_at_the_same_positions_is_answered_without_reading_its_page(reader, pages_read):
