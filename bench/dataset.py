@@ -115,7 +115,7 @@ def _pb_rows(start_rows: Any) -> list[dict[str, Any]]:
     ]
 
 
-CLIENTS = 16  # the searches' tokens: wrk's connections as that many clients (bench/wrk_tokens.lua)
+CLIENTS = 16  # the searches' tokens: wrk's connections as that many clients (bench/wrk_requests.lua)
 
 
 async def client_tokens(url: str, count: int = CLIENTS) -> list[str]:

@@ -69,6 +69,12 @@ def arguments(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--no-writes", action="store_true", help="leave out the writes")
     parser.add_argument("--no-changes", action="store_true", help="leave out the change log section")
     parser.add_argument("--reuse", action="store_true", help="reuse the databases of the previous run")
+    parser.add_argument(
+        "--fresh",
+        action="store_true",
+        help="pb's lists each ask another list (an ignored parameter with a counter), so every one "
+        "reads its page instead of being a kept answer (docs/caching.md)",
+    )
     return parser.parse_args(argv)
 
 
@@ -128,7 +134,7 @@ def main(argv: list[str]) -> int:
             continue
         token = tokens.get(name, prepared.kit_token)
         if reqs:
-            results[name] = _run_system(system, prepared, token, reqs, plan, out)
+            results[name] = _run_system(system, prepared, token, reqs, plan, out, args.fresh)
         if write_labels and name in writes.SYSTEMS:
             written[name] = writes.run(
                 _write_system(name, prepared, args, work),
@@ -151,6 +157,7 @@ def main(argv: list[str]) -> int:
         "cores": os.cpu_count(),
         "driver": servers.mariadb_driver() if args.database == "mariadb" else None,
         "started": started,
+        "fresh": args.fresh,
     }
     text = report.table(results, reqs, meta) if results else ""
     if written:
@@ -222,6 +229,7 @@ def _run_system(
     reqs: list[load.Request],
     plan: load.Load,
     out: Path,
+    fresh_lists: bool = False,
 ) -> dict[str, dict]:
     print(f"[bench] start {system.name}", file=sys.stderr)
     system.start(out / f"{system.name}.log")
@@ -239,9 +247,9 @@ def _run_system(
             clients = None
             if system.name == "pb" and request.label in load.PER_CLIENT:
                 clients = asyncio.run(dataset.client_tokens(prepared.pb_url))
-            result = load.measure(
-                system, request.label, url, token if request.authorized else None, plan, out, extra, clients
-            )
+            fresh = fresh_lists and system.name == "pb" and request.label in load.LISTS
+            authorization = token if request.authorized else None
+            result = load.measure(system, request.label, url, authorization, plan, out, extra, clients, fresh)
             result["rss_idle_kib"] = idle
             results[request.label] = result
             load.print_result(system.name, request.label, result, rss=True)

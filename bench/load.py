@@ -99,8 +99,11 @@ def fetch(url: str, authorization: str | None, headers: dict[str, str] | None = 
 
 
 # Requests pb_headless limits per token (searches: a few running at once per token and process,
-# docs/hardening.md): measured with a token per client (bench/wrk_tokens.lua), as 16 clients send them.
+# docs/hardening.md): measured with a token per client (bench/wrk_requests.lua), as 16 clients send them.
 PER_CLIENT = ("q3_search",)
+# The lists `bench/run --fresh` asks anew on every request (bench/wrk_requests.lua): all but the 304,
+# whose If-None-Match names one list's tag.
+LISTS = ("q1_list", "q2_filter_sort", "q3_search", "q5_offset", "q6_total", "q8_cursor", "q9_count_none")
 
 
 def check(
@@ -206,9 +209,12 @@ def measure(
     out: Path,
     extra: dict[str, str] | None = None,
     tokens: list[str] | None = None,
+    fresh: bool = False,
 ) -> dict[str, Any]:
     """A warm-up, then the measured wrk run with the server's CPU time and the machine's load around it.
-    `tokens`: each request carries the next of them (bench/wrk_tokens.lua), as that many clients."""
+    `tokens`: each request carries the next of them (bench/wrk_requests.lua), as that many clients.
+    `fresh`: each request asks another list (an ignored parameter with a counter), so none is a kept
+    answer."""
     headers = ["-H", f"Authorization: {system.authorization(token)}"] if token and not tokens else []
     for name, value in (extra or {}).items():
         headers += ["-H", f"{name}: {value}"]
@@ -219,13 +225,15 @@ def measure(
         "--timeout",
         "10s",
         "-s",
-        str(HERE / ("wrk_tokens.lua" if tokens else "wrk_report.lua")),
+        str(HERE / ("wrk_requests.lua" if tokens or fresh else "wrk_report.lua")),
         *headers,
         url,
     ]
     env = {**os.environ, "WRK_OUT": "/dev/null", "WRK_REPORT": str(HERE / "wrk_report.lua")}
     if tokens:
         env["WRK_TOKENS"] = ",".join(system.authorization(each) for each in tokens)
+    if fresh:
+        env["WRK_FRESH"] = "1"
     subprocess.run(
         [*base[:3], f"-d{load.warmup}s", *base[3:]],
         env=env,

@@ -53,6 +53,7 @@ def table(results: dict[str, dict[str, dict[str, Any]]], reqs: list[Request], me
         f"{meta['workers']} worker(s), floor with {meta['floor_workers']}, PocketBase as one process; "
         f"{meta['cores']} cores; "
         + (f"MariaDB through {meta['driver']}; " if meta.get("driver") else "")
+        + ("pb's lists each asked anew (--fresh: every one reads its page); " if meta.get("fresh") else "")
         + f"started {meta['started']} UTC",
         "",
         "| " + " | ".join(head) + " |",
