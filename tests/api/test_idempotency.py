@@ -11,6 +11,7 @@ import sqlalchemy as sa
 from pb_headless.idempotency import store
 from pb_headless.tables import idempotency
 from tests.support.demo import articles, demo_registry
+from tests.support.refusals import updates_refused
 
 API = "/api/pb/v1/objects/articles"
 
@@ -134,30 +135,6 @@ async def kept_row(host, key: str):
     return await host.database.fetch_one(query)
 
 
-# A failure after the insert and before the commit: keeping the answer is refused by the database.
-_FAILING_KEEP = {
-    "sqlite": [
-        "CREATE TRIGGER test_no_keep BEFORE UPDATE ON pb_idempotency "
-        "BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
-    ],
-    "mysql": [
-        "CREATE TRIGGER test_no_keep BEFORE UPDATE ON pb_idempotency FOR EACH ROW "
-        "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'"
-    ],
-    "postgresql": [
-        "CREATE FUNCTION test_no_keep() RETURNS trigger LANGUAGE plpgsql AS "
-        "$$ BEGIN RAISE EXCEPTION 'injected failure'; END $$",
-        "CREATE TRIGGER test_no_keep BEFORE UPDATE ON pb_idempotency FOR EACH ROW "
-        "EXECUTE FUNCTION test_no_keep()",
-    ],
-}
-_KEEPING_AGAIN = {
-    "sqlite": ["DROP TRIGGER test_no_keep"],
-    "mysql": ["DROP TRIGGER test_no_keep"],
-    "postgresql": ["DROP TRIGGER test_no_keep ON pb_idempotency", "DROP FUNCTION test_no_keep()"],
-}
-
-
 async def test_a_created_record_and_its_kept_answer_commit_together(writer):
     answer = await post(writer, {"title": "Kept with its row"}, "together-1")
     assert answer.status_code == 201
@@ -167,14 +144,9 @@ async def test_a_created_record_and_its_kept_answer_commit_together(writer):
 
 
 async def test_a_failure_before_the_commit_leaves_neither_the_record_nor_a_kept_answer(writer, caplog):
-    dialect = writer.database.url.dialect
-    for statement in _FAILING_KEEP[dialect]:
-        await writer.database.execute(statement)
-    try:
+    # A failure after the insert and before the commit: keeping the answer is refused by the database.
+    async with updates_refused(writer.database, "pb_idempotency"):
         failed = await post(writer, {"title": "Never half written"}, "together-2")
-    finally:
-        for statement in _KEEPING_AGAIN[dialect]:
-            await writer.database.execute(statement)
     assert failed.status_code == 500
     assert await titled(writer, "Never half written") == 0
     assert await kept_row(writer, "together-2") is None  # released: the retry runs

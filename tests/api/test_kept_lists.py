@@ -21,32 +21,29 @@ async def reader(demo):
     return demo
 
 
+def calls_of(monkeypatch, owner, name: str) -> dict[str, int]:
+    """`calls["count"]`: how many times the coroutine function `owner.name` was called."""
+    calls = {"count": 0}
+    original = getattr(owner, name)
+
+    async def counted(*args, **kwargs):
+        calls["count"] += 1
+        return await original(*args, **kwargs)
+
+    monkeypatch.setattr(owner, name, counted)
+    return calls
+
+
 @pytest.fixture
 def pages_read(monkeypatch):
     """How many pages the list endpoint read from the database."""
-    read = {"count": 0}
-    original = reads.fetch_page
-
-    async def counted(*args, **kwargs):
-        read["count"] += 1
-        return await original(*args, **kwargs)
-
-    monkeypatch.setattr(reads, "fetch_page", counted)
-    return read
+    return calls_of(monkeypatch, reads, "fetch_page")
 
 
 @pytest.fixture
 def counts_run(monkeypatch):
     """How many counts of `meta.total` the database ran."""
-    ran = {"count": 0}
-    original = executor._count_prepared
-
-    async def counted(*args, **kwargs):
-        ran["count"] += 1
-        return await original(*args, **kwargs)
-
-    monkeypatch.setattr(executor, "_count_prepared", counted)
-    return ran
+    return calls_of(monkeypatch, executor, "_count_prepared")
 
 
 async def test_a_write_to_another_table_leaves_a_lists_kept_count_standing(reader, counts_run):

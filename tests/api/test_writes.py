@@ -10,6 +10,7 @@ import sqlalchemy as sa
 
 from pb_headless import ApiRegistry
 from tests.support.demo import articles, authors, create_demo, demo_registry
+from tests.support.refusals import updates_refused
 
 API = "/api/pb/v1/objects/articles"
 
@@ -359,45 +360,17 @@ async def test_writes_reach_the_table_the_declaration_names_after_it_changes(dat
 
 # The data version moves in the write's own commit (docs/writes.md): a database that refuses the move
 # refuses the write. On SQLite the move and the COMMIT go to the connection's thread together.
-_REFUSED_BUMP = {
-    "sqlite": [
-        "CREATE TRIGGER test_no_bump BEFORE UPDATE ON pb_state WHEN NEW.id = 2 "
-        "BEGIN SELECT RAISE(ABORT, 'injected failure'); END"
-    ],
-    "mysql": [
-        "CREATE TRIGGER test_no_bump BEFORE UPDATE ON pb_state FOR EACH ROW "
-        "BEGIN IF NEW.id = 2 THEN SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'injected failure'; END IF; END"
-    ],
-    "postgresql": [
-        "CREATE FUNCTION test_no_bump() RETURNS trigger LANGUAGE plpgsql AS "
-        "$$ BEGIN IF NEW.id = 2 THEN RAISE EXCEPTION 'injected failure'; END IF; RETURN NEW; END $$",
-        "CREATE TRIGGER test_no_bump BEFORE UPDATE ON pb_state FOR EACH ROW EXECUTE FUNCTION test_no_bump()",
-    ],
-}
-_BUMPING_AGAIN = {
-    "sqlite": ["DROP TRIGGER test_no_bump"],
-    "mysql": ["DROP TRIGGER test_no_bump"],
-    "postgresql": ["DROP TRIGGER test_no_bump ON pb_state", "DROP FUNCTION test_no_bump()"],
-}
-
-
 async def test_a_write_whose_data_version_cannot_move_is_a_500_and_writes_nothing(writer):
     created = await writer.client.post(API, headers=writer.headers, json={"title": "Before"})
     assert created.status_code == 201
     address = created.headers["location"]
     before = await table_state(writer.database)
-    dialect = writer.database.url.dialect
-    for statement in _REFUSED_BUMP[dialect]:
-        await writer.database.execute(statement)
-    try:
+    async with updates_refused(writer.database, "pb_state", where_id=2):  # row 2: the data version
         answers = [
             await writer.client.post(API, headers=writer.headers, json={"title": "Never"}),
             await writer.client.patch(address, headers=writer.headers, json={"title": "Never"}),
             await writer.client.delete(address, headers=writer.headers),
         ]
-    finally:
-        for statement in _BUMPING_AGAIN[dialect]:
-            await writer.database.execute(statement)
     for answer in answers:
         assert answer.status_code == 500 and answer.json()["error"] == "server_error"
         assert "injected" not in answer.text and "pb_state" not in answer.text
