@@ -14,6 +14,7 @@ Errors of every stage become the one error envelope; anything unexpected is a 50
 
 from __future__ import annotations
 
+import asyncio
 import logging
 import uuid
 from collections.abc import Awaitable, Callable, Iterable
@@ -35,6 +36,7 @@ from pb_headless.changes import ChangeLog, StreamHub, TriggerSync
 from pb_headless.changes.hub import MAX_STREAMS
 from pb_headless.custom_routes import collect_routes
 from pb_headless.database.accelerators import accelerator_of, reads_inline
+from pb_headless.database.allocator import release_freed_memory
 from pb_headless.database.backends import backend_for
 from pb_headless.database.database_errors import is_unavailable
 from pb_headless.database.deadline import UNAVAILABLE, UnitOfWork
@@ -66,6 +68,7 @@ PREFIX = "/api/pb/v1"
 DATABASE_TIMEOUT = 5.0
 KEPT_ROOTS = 64  # API addresses by scheme, Host, server and root path (`HeadlessAPI.api_root`)
 BODY_TIMEOUT = 10.0
+RELEASE_INTERVAL = 30.0  # seconds between two returns of freed memory while requests come (allocator.py)
 _CHARGED = "pb_headless.rate"  # the scope's latest rate decision, once a batch counted its operations
 _EAGER_KINDS = frozenset(("service", "collection", "record"))  # the API's own reads (`_serve`)
 
@@ -129,6 +132,8 @@ class HeadlessAPI:
         self.change_log = ChangeLog(self.backend)  # the one owner of the log's triggers and reads
         self.changes = TriggerSync(self.change_log, enabled=change_log)
         self.streams = StreamHub(self.change_log, self.authenticator, max_streams=max_streams)
+        self.served = False  # a request came since freed memory was last given back
+        self._releasing: asyncio.TimerHandle | None = None
         fit_for_serving(database)
 
     @property
@@ -152,10 +157,14 @@ class HeadlessAPI:
         await self.changes.follow_catalog(snapshot)
         if self.webhooks is not None:
             self.webhooks.start()
+        self._releasing = asyncio.get_running_loop().call_later(RELEASE_INTERVAL, self._release_freed_memory)
 
     async def shutdown(self) -> None:
         """Close what the API opened itself: the change streams, the webhook worker, the Redis
         connection pool, the reflection engine."""
+        if self._releasing is not None:
+            self._releasing.cancel()
+            self._releasing = None
         self.streams.close()
         if self.webhooks is not None:
             await self.webhooks.stop()
@@ -167,6 +176,16 @@ class HeadlessAPI:
     async def snapshot(self) -> Snapshot:
         """The compiled state of the current shared version (catalog, settings, live tokens)."""
         return await self.authenticator.snapshot()
+
+    def _release_freed_memory(self) -> None:
+        """Every RELEASE_INTERVAL seconds in which a request came, the pages of memory freed since go
+        back to the system (database/allocator.py): requests allocate and free in ways that leave free
+        pages between blocks still in use, counted in RSS until given back (docs/performance.md,
+        "Freed memory"). An idle process is left alone."""
+        if self.served:
+            self.served = False
+            release_freed_memory()
+        self._releasing = asyncio.get_running_loop().call_later(RELEASE_INTERVAL, self._release_freed_memory)
 
     def origin(self, request: Request) -> str:
         """Scheme and host of this request, from X-Forwarded-* only when a trusted proxy sent them."""
@@ -211,6 +230,7 @@ class HeadlessAPI:
             return
         if scope["type"] != "http":
             return
+        self.served = True
         accelerator_of(self.database).arrived()
         response = await self._answer(scope, receive)
         if response is None:  # the client went away; there is no one to answer
