@@ -132,7 +132,7 @@ class HeadlessAPI:
         self.change_log = ChangeLog(self.backend)  # the one owner of the log's triggers and reads
         self.changes = TriggerSync(self.change_log, enabled=change_log)
         self.streams = StreamHub(self.change_log, self.authenticator, max_streams=max_streams)
-        self.served = False  # a request came since freed memory was last given back
+        self._served = False  # a request came since freed memory was last given back
         self._releasing: asyncio.TimerHandle | None = None
         fit_for_serving(database)
 
@@ -157,7 +157,7 @@ class HeadlessAPI:
         await self.changes.follow_catalog(snapshot)
         if self.webhooks is not None:
             self.webhooks.start()
-        self._releasing = asyncio.get_running_loop().call_later(RELEASE_INTERVAL, self._release_freed_memory)
+        self._release_later()
 
     async def shutdown(self) -> None:
         """Close what the API opened itself: the change streams, the webhook worker, the Redis
@@ -182,9 +182,12 @@ class HeadlessAPI:
         back to the system (database/allocator.py): requests allocate and free in ways that leave free
         pages between blocks still in use, counted in RSS until given back (docs/performance.md,
         "Freed memory"). An idle process is left alone."""
-        if self.served:
-            self.served = False
+        if self._served:
+            self._served = False
             release_freed_memory()
+        self._release_later()
+
+    def _release_later(self) -> None:
         self._releasing = asyncio.get_running_loop().call_later(RELEASE_INTERVAL, self._release_freed_memory)
 
     def origin(self, request: Request) -> str:
@@ -230,7 +233,7 @@ class HeadlessAPI:
             return
         if scope["type"] != "http":
             return
-        self.served = True
+        self._served = True
         accelerator_of(self.database).arrived()
         response = await self._answer(scope, receive)
         if response is None:  # the client went away; there is no one to answer

@@ -69,25 +69,20 @@ async def _sqlite_run(connection: Connection, sql: str) -> None:
 async def _sqlite_bump_and_commit(connection: Connection, bump_sql: str) -> None:
     """The data version's bump and the COMMIT in one trip to aiosqlite's thread (`_bumped_and_committed`)."""
     async with internals.query_lock(connection) or contextlib.nullcontext():
-        raw = internals.driver(connection)
-        refused = await internals.run_on_sqlite_thread(raw, _bumped_and_committed, bump_sql)
-    if refused is not None:
-        raise refused
+        await internals.run_on_sqlite_thread(internals.driver(connection), _bumped_and_committed, bump_sql)
 
 
-def _bumped_and_committed(sqlite: sqlite3.Connection, bump_sql: str) -> Exception | None:
+def _bumped_and_committed(sqlite: sqlite3.Connection, bump_sql: str) -> None:
     """On the connection's thread: the bump, then COMMIT. A bump the database refuses is rolled back
-    here and returned, so nothing is stored and the caller raises it; a refused COMMIT raises as it
-    would alone (SQLite has then rolled back, or the transaction is still open and the connection is
-    closed by whoever holds it)."""
+    here, so nothing is stored, and raised; a refused COMMIT raises as it would alone (SQLite has then
+    rolled back, or the transaction is still open and the connection is closed by whoever holds it)."""
     try:
         sqlite.execute(bump_sql)
-    except Exception as refused:
+    except Exception:
         if sqlite.in_transaction:
             sqlite.execute("ROLLBACK")
-        return refused
+        raise
     sqlite.execute("COMMIT")
-    return None
 
 
 @contextlib.asynccontextmanager
