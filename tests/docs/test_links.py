@@ -30,7 +30,7 @@ def test_every_anchor_is_made_the_way_github_makes_it():
 
 def test_every_link_between_pages_names_a_page_and_a_heading_that_exist():
     broken = []
-    for page in documentation_pages():
+    for page in [*documentation_pages(), REPOSITORY / "CHANGELOG.md"]:
         for match in LINK.finditer(FENCED.sub("", page.read_text())):
             target = match["target"]
             if re.match(r"^[a-z]+:", target):
