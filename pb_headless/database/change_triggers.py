@@ -22,6 +22,7 @@ keys noted before are not used after.
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import re
 from collections.abc import Hashable
@@ -142,9 +143,30 @@ class ChangeTriggers:
         """The version query's row, through the driver's connection `raw` (MariaDB's drivers)."""
         assert self.version_query is not None
         query = self.version_query.replace(":table", "%(table)s").replace(":prefix", "%(prefix)s")
-        async with raw.cursor() as cursor:
+        # aiomysql names its default cursor class `cursorclass`, asyncmy `_cursor_cls`.
+        default = getattr(raw, "cursorclass", None) or raw._cursor_cls
+        async with raw.cursor(_quiet_cursor(default)) as cursor:
             await cursor.execute(query, {"table": table, "prefix": PREFIX})
             return await cursor.fetchone()
+
+
+@functools.cache
+def _quiet_cursor(base: type) -> type:
+    """The MariaDB driver's cursor class `base`, reading no warning back after a statement.
+
+    The version read's only warning is "table skipped since its definition is being modified by
+    concurrent DDL statement": read inside a transaction that already holds locks, information_schema
+    skips a table whose definition is changing rather than wait for it. The read then counts no
+    trigger and the version is None, which is the answer while the table changes (no deep-page key is
+    kept or used). Left to itself, the driver would ask SHOW WARNINGS (a round trip) and raise the
+    text as a Python warning: aiomysql through `warnings`, an error wherever warnings are errors.
+    """
+
+    class Quiet(base):
+        async def _show_warnings(self, conn: Any) -> None:
+            return None
+
+    return Quiet
 
 
 @dataclass(frozen=True, slots=True)
@@ -327,15 +349,18 @@ def sqlite_triggers(database: Database) -> ChangeTriggers:
 
 
 def mariadb_triggers(database: Database) -> ChangeTriggers:
+    # The schema is named by EVENT_OBJECT_SCHEMA, a column MariaDB looks tables up by: named by
+    # TRIGGER_SCHEMA (always the same value), it opened the table of that name in every database on the
+    # server, one by one, and a DDL statement in any of them made the read skip it with a warning.
     catalog = (
         "SELECT trigger_name, event_object_table FROM information_schema.triggers "
-        "WHERE trigger_schema = DATABASE()"
+        "WHERE event_object_schema = DATABASE()"
     )
     triggers = RowTriggers(database, mysql.dialect(paramstyle="named"), MARIADB_ROWS, catalog)
     triggers.version_query = (
         f"SELECT (SELECT version FROM pb_state WHERE id = {HEAD_ID}) AS head, "
         "(SELECT CASE WHEN COUNT(*) = 3 THEN GROUP_CONCAT(CREATED ORDER BY TRIGGER_NAME) END "
-        "FROM information_schema.TRIGGERS WHERE TRIGGER_SCHEMA = DATABASE() "
+        "FROM information_schema.TRIGGERS WHERE EVENT_OBJECT_SCHEMA = DATABASE() "
         "AND EVENT_OBJECT_TABLE = :table AND LEFT(TRIGGER_NAME, 6) = :prefix) AS trigger_id"
     )
     return triggers

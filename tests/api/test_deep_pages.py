@@ -5,10 +5,13 @@ made by the API, by plain SQL on another connection, and with the change log's t
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import sqlite3
 from collections.abc import AsyncIterator
 
 import pytest
+from databases import Database
 
 from pb_headless.changes import ChangeLog
 from pb_headless.constructor import (
@@ -17,6 +20,7 @@ from pb_headless.constructor import (
     ConstructorTable,
 )
 from pb_headless.database import positions
+from pb_headless.database.backends import backend_for
 from pb_headless.database.dialect import dialect_name
 from tests.support.constructor import constructor_host
 from tests.support.databases import open_database
@@ -207,3 +211,67 @@ def _drop_trigger(site, name: str) -> str:
 async def _present(database) -> dict[str, str]:
     """The change-log triggers in the database: name → table."""
     return await ChangeLog.of(database).present_triggers()
+
+
+# -- MariaDB: a table of the same name changing in another database --------------------------------
+
+
+@pytest.fixture
+async def mariadb_database(tmp_path_factory) -> AsyncIterator:
+    async with open_database("mariadb", tmp_path_factory.mktemp("db")) as db:
+        yield db
+
+
+@contextlib.asynccontextmanager
+async def table_being_made(database, table: str, *, schema: str | None = None) -> AsyncIterator[None]:
+    """`CREATE TABLE table AS SELECT SLEEP(…)` running on a connection of its own, in `database` or in
+    another database `schema` made for it: for as long as it runs, MariaDB holds the table's
+    definition exclusively, as any DDL statement does while it works."""
+    other = Database(str(database.url))
+    await other.connect()
+    name = table if schema is None else f"{schema}.{table}"
+    try:
+        if schema is not None:
+            await other.execute(f"CREATE DATABASE {schema}")
+        statement = asyncio.ensure_future(other.execute(f"CREATE TABLE {name} AS SELECT SLEEP(3) AS s"))
+        for _ in range(200):  # until the server is running it
+            running = await database.fetch_val(
+                "SELECT COUNT(*) FROM information_schema.processlist "
+                "WHERE db = DATABASE() AND info LIKE 'CREATE TABLE %SLEEP(3)%' AND command = 'Query'"
+            )
+            if running:
+                break
+            await asyncio.sleep(0.02)
+        assert running, "the CREATE TABLE never started"
+        yield
+        await statement
+    finally:
+        await other.execute(f"DROP TABLE {name}" if schema is None else f"DROP DATABASE {schema}")
+        await other.disconnect()
+
+
+async def test_ddl_on_a_table_of_the_same_name_in_another_database_leaves_deep_pages_alone(
+    mariadb_database, host_factory
+):
+    """Read inside a transaction, information_schema skips a table whose definition is changing, with
+    a warning; the deep page's version read once looked the table's name up in every database on the
+    server, so another site's DDL there made it warn (an error where warnings are errors: a 500)."""
+    rows = [{"name": f"item {n}", "rank": n % 7, "published": True} for n in range(1, ROWS + 1)]
+    site = await constructor_host(mariadb_database, host_factory, ITEMS, TAB, rows)
+    assert (await page(site, "limit=5&offset=3000"))[0] == await plain_page(site, 3000, 5)
+    elsewhere = f"{mariadb_database.url.database}_elsewhere"
+    async with table_being_made(mariadb_database, "items", schema=elsewhere):
+        for offset, limit, extra in ((3000, 5, ""), (3001, 5, ""), (2999, 6, "&count=exact")):
+            found = (await page(site, f"offset={offset}&limit={limit}{extra}"))[0]
+            assert found == await plain_page(site, offset, limit)
+
+
+async def test_the_version_of_a_table_being_made_in_its_own_database_is_none_without_a_warning(
+    mariadb_database,
+):
+    """The same skip for the table itself: no deep-page version while its definition changes, and no
+    warning raised from the driver (the test session makes every warning an error)."""
+    triggers = backend_for(mariadb_database).change_log_triggers
+    async with table_being_made(mariadb_database, "being_made"), mariadb_database.transaction():
+        await mariadb_database.fetch_val("SELECT COUNT(*) FROM pb_state")  # a lock held, as a request has
+        assert await triggers.version("being_made") is None
