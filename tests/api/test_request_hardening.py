@@ -5,14 +5,18 @@ through a write, break `unique` by racing, or crash the API with an odd Content-
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from collections.abc import AsyncIterator
 from datetime import UTC, datetime, timedelta
 
 import pytest
 import sqlalchemy as sa
+from databases import Database
 
-from pb_headless import ApiRegistry
+from pb_headless import ApiRegistry, install
 from pb_headless.database.dialect import dialect_of
+from tests.support.databases import open_database
 from tests.support.demo import articles, create_demo, demo_registry
 
 # -- tokens ------------------------------------------------------------------------------------
@@ -199,6 +203,87 @@ async def test_unique_holds_when_twenty_clients_race_for_one_value(database, hos
     refused = next(answer for answer in answers if answer.status_code == 422).json()
     assert list(refused["details"]) == ["slug"]
     assert await database.fetch_val(sa.select(sa.func.count()).select_from(table)) == 1
+
+
+def tags_registry(table: sa.Table) -> ApiRegistry:
+    registry = ApiRegistry()
+    registry.register(
+        "tags",
+        {
+            "model": table,
+            "fields": ["slug"],
+            "operations": ["list", "create"],
+            "writable": ["slug"],
+            "rules": {"slug": "required|string|unique"},
+        },
+    )
+    return registry
+
+
+@pytest.fixture
+async def mariadb_database(tmp_path_factory) -> AsyncIterator[Database]:
+    async with open_database("mariadb", tmp_path_factory.mktemp("db")) as db:
+        yield db
+
+
+@contextlib.asynccontextmanager
+async def another_site_database(database: Database) -> AsyncIterator[Database]:
+    """Another database on the same MariaDB server, installed, as another site's would be."""
+    name = f"{database.url.database}_other"
+    url = str(database.url.replace(database=name))
+    await database.execute(f"CREATE DATABASE {name} CHARACTER SET utf8mb4 COLLATE utf8mb4_unicode_ci")
+    other = Database(url)
+    try:
+        await other.connect()
+        await install(other)
+        yield other
+    finally:
+        await other.disconnect()
+        await database.execute(f"DROP DATABASE {name}")
+
+
+async def test_a_writer_held_up_in_one_database_does_not_hold_up_another_databases_writers(
+    mariadb_database, host_factory
+):
+    """MariaDB's named locks belong to the server: the lock a `unique` field's writers take turns on
+    is named for the database too, so two sites on one server (a table and field of the same name)
+    never wait for each other; before, the second waited for the first until the 503 of its limit."""
+    async with another_site_database(mariadb_database) as elsewhere:
+        sites = []
+        for database in (mariadb_database, elsewhere):
+            ddl = sa.schema.CreateTable(tags, if_not_exists=True).compile(dialect=dialect_of(database))
+            await database.execute(str(ddl))
+            host = await host_factory(database, tags_registry(tags))
+            sites.append((host, host.auth(await host.token("*"))))
+        (here, here_auth), (there, there_auth) = sites
+        address = "/api/pb/v1/objects/tags"
+        for host, auth in sites:  # the first request installs the change log's triggers on the table
+            assert (await host.client.get(address, headers=auth)).status_code == 200
+        blocker = Database(str(mariadb_database.url))
+        await blocker.connect()
+        try:
+            async with blocker.connection() as connection:
+                await connection.execute(f"LOCK TABLES {tags.name} WRITE")  # here, writers of tags wait
+                first = here.client.post(address, json={"slug": "a"}, headers=here_auth)
+                stuck = asyncio.ensure_future(first)
+                for _ in range(250):  # until it waits on the table, holding its turn for `slug`
+                    waiting = await mariadb_database.fetch_val(
+                        "SELECT COUNT(*) FROM information_schema.processlist WHERE db = DATABASE() "
+                        f"AND state LIKE 'Waiting for table%' AND info LIKE '%{tags.name}%'"
+                    )
+                    if waiting:
+                        break
+                    await asyncio.sleep(0.02)
+                assert waiting, "the first writer never reached the locked table"
+                answer = await there.client.post(address, json={"slug": "a"}, headers=there_auth)
+                assert answer.status_code == 201, answer.text
+                assert not stuck.done()
+                await connection.execute("UNLOCK TABLES")
+            assert (await stuck).status_code == 201
+        finally:
+            await blocker.disconnect()
+        for database in (mariadb_database, elsewhere):
+            assert await database.fetch_val(sa.select(sa.func.count()).select_from(tags)) == 1
 
 
 # -- transport ------------------------------------------------------------------------------------
