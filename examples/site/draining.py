@@ -15,7 +15,7 @@ exits. A second SIGTERM during the drain stops at once, as without it. SIGINT (C
 Why stop listening first rather than last: during the drain every answer closes its connection, so the
 proxy opens a new one for each request it sends here. Stopped at the end, the server would close
 connections it had just accepted, with a request already sent on them and not yet read (a 502 for a
-POST, about one restart in ten under load). At the start, the proxy is still reusing the connections it
+POST, in 4 of 54 restarts under load). At the start, the proxy is still reusing the connections it
 keeps, and opens almost none.
 """
 
