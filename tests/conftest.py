@@ -30,6 +30,13 @@ async def sqlite_database(tmp_path_factory: pytest.TempPathFactory) -> AsyncIter
 
 
 @pytest.fixture
+async def mariadb_database(tmp_path_factory: pytest.TempPathFactory) -> AsyncIterator:
+    """MariaDB only: for what concerns MariaDB alone (a server shared by several databases)."""
+    async with open_database("mariadb", tmp_path_factory.mktemp("db")) as db:
+        yield db
+
+
+@pytest.fixture
 async def host_factory():
     """`await host_factory(database, registry, **options)` → a running Host (see support/host.py)."""
     hosts: list[Host] = []

@@ -29,11 +29,8 @@ def fields_to_check(spec: ObjectSpec, values: dict[str, Any]) -> list[str]:
     return [name for name in spec.validator.unique_fields if values.get(name) is not None]
 
 
-def _lock_name(schema: str, spec: ObjectSpec, field: str) -> str:
-    """MariaDB's lock names are the server's, not a database's: the name carries the database's, so
-    sites sharing a server never wait on each other's writers (a table and field of the same name)."""
-    scoped = f"{schema}\0{spec.table.name}.{field}"
-    digest = hashlib.blake2b(scoped.encode(), digest_size=16).hexdigest()
+def _lock_name(spec: ObjectSpec, field: str) -> str:
+    digest = hashlib.blake2b(f"{spec.table.name}.{field}".encode(), digest_size=16).hexdigest()
     return f"pb_unique_{digest}"[:_LOCK_NAME_LENGTH]
 
 
@@ -59,8 +56,7 @@ async def unique_locks(
     touch several objects (a batch); a no-op elsewhere."""
     backend = backend_for(database)
     named = backend.unique_by_named_lock
-    schema = str(database.url.database or "")  # the database every statement of `database` runs in
-    names = sorted({_lock_name(schema, spec, field) for spec, field in fields}) if named else []
+    names = sorted({_lock_name(spec, field) for spec, field in fields}) if named else []
     taken: list[str] = []
     try:
         for name in names:  # sorted, so two writers never wait on each other in opposite orders

@@ -23,7 +23,7 @@ from pb_headless.database import positions
 from pb_headless.database.backends import backend_for
 from pb_headless.database.dialect import dialect_name
 from tests.support.constructor import constructor_host
-from tests.support.databases import open_database
+from tests.support.databases import open_database, until_in_processlist
 
 ITEMS = ConstructorTable(
     "items", "Items", (ConstructorField("name", "string", length=50), ConstructorField("rank", "integer"))
@@ -216,12 +216,6 @@ async def _present(database) -> dict[str, str]:
 # -- MariaDB: a table of the same name changing in another database --------------------------------
 
 
-@pytest.fixture
-async def mariadb_database(tmp_path_factory) -> AsyncIterator:
-    async with open_database("mariadb", tmp_path_factory.mktemp("db")) as db:
-        yield db
-
-
 @contextlib.asynccontextmanager
 async def table_being_made(database, table: str, *, schema: str | None = None) -> AsyncIterator[None]:
     """`CREATE TABLE table AS SELECT SLEEP(…)` running on a connection of its own, in `database` or in
@@ -234,15 +228,8 @@ async def table_being_made(database, table: str, *, schema: str | None = None) -
         if schema is not None:
             await other.execute(f"CREATE DATABASE {schema}")
         statement = asyncio.ensure_future(other.execute(f"CREATE TABLE {name} AS SELECT SLEEP(3) AS s"))
-        for _ in range(200):  # until the server is running it
-            running = await database.fetch_val(
-                "SELECT COUNT(*) FROM information_schema.processlist "
-                "WHERE db = DATABASE() AND info LIKE 'CREATE TABLE %SLEEP(3)%' AND command = 'Query'"
-            )
-            if running:
-                break
-            await asyncio.sleep(0.02)
-        assert running, "the CREATE TABLE never started"
+        running = "info LIKE 'CREATE TABLE %SLEEP(3)%' AND command = 'Query'"
+        await until_in_processlist(database, running, "the CREATE TABLE")
         yield
         await statement
     finally:

@@ -16,7 +16,7 @@ from databases import Database
 
 from pb_headless import ApiRegistry, install
 from pb_headless.database.dialect import dialect_of
-from tests.support.databases import open_database
+from tests.support.databases import until_in_processlist
 from tests.support.demo import articles, create_demo, demo_registry
 
 # -- tokens ------------------------------------------------------------------------------------
@@ -209,12 +209,6 @@ async def test_unique_holds_when_twenty_clients_race_for_one_value(database, hos
     assert await database.fetch_val(sa.select(sa.func.count()).select_from(table)) == 1
 
 
-@pytest.fixture
-async def mariadb_database(tmp_path_factory) -> AsyncIterator[Database]:
-    async with open_database("mariadb", tmp_path_factory.mktemp("db")) as db:
-        yield db
-
-
 @contextlib.asynccontextmanager
 async def another_site_database(database: Database) -> AsyncIterator[Database]:
     """Another database on the same MariaDB server, installed, as another site's would be."""
@@ -255,15 +249,9 @@ async def test_a_writer_held_up_in_one_database_does_not_hold_up_another_databas
                 await connection.execute(f"LOCK TABLES {tags.name} WRITE")  # here, writers of tags wait
                 first = here.client.post(address, json={"slug": "a"}, headers=here_auth)
                 stuck = asyncio.ensure_future(first)
-                for _ in range(250):  # until it waits on the table, holding its turn for `slug`
-                    waiting = await mariadb_database.fetch_val(
-                        "SELECT COUNT(*) FROM information_schema.processlist WHERE db = DATABASE() "
-                        f"AND state LIKE 'Waiting for table%' AND info LIKE '%{tags.name}%'"
-                    )
-                    if waiting:
-                        break
-                    await asyncio.sleep(0.02)
-                assert waiting, "the first writer never reached the locked table"
+                # until it waits on the table, holding its turn for `slug`
+                waiting = f"state LIKE 'Waiting for table%' AND info LIKE '%{tags.name}%'"
+                await until_in_processlist(mariadb_database, waiting, "the first writer's wait")
                 answer = await there.client.post(address, json={"slug": "a"}, headers=there_auth)
                 assert answer.status_code == 201, answer.text
                 assert not stuck.done()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import os
 import uuid
@@ -114,3 +115,17 @@ async def drop_session_databases() -> None:
             await engine.dispose()
         _created.discard(kind)
     installed_state.forget()
+
+
+async def until_in_processlist(database: Database, condition: str, what: str) -> None:
+    """MariaDB: until another connection to `database`'s own database runs a statement meeting
+    `condition` (SQL on information_schema.processlist); `what` names it when it never does."""
+    query = (
+        "SELECT COUNT(*) FROM information_schema.processlist "
+        f"WHERE db = DATABASE() AND id <> CONNECTION_ID() AND {condition}"
+    )
+    for _ in range(250):
+        if await database.fetch_val(query):
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError(f"{what} never showed in the process list")

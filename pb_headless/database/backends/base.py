@@ -166,7 +166,8 @@ class Backend:
     # Guarding `unique` (api/uniqueness.py), where `unique_by_named_lock` or
     # `unique_by_transaction_lock` says the database takes turns that way.
     async def take_named_lock(self, name: str, seconds: int) -> bool:
-        """Wait up to `seconds` for the session's lock called `name`; whether it was granted."""
+        """Wait up to `seconds` for the session's lock called `name`, one of this database's own (never
+        another database's on the same server); whether it was granted."""
         raise NotImplementedError
 
     async def release_named_lock(self, name: str) -> None:

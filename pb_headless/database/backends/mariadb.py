@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import hashlib
 import re
 from typing import Any
 
@@ -71,10 +72,16 @@ class MariaDBBackend(Backend):
         return sa.text("SELECT RELEASE_LOCK(:name)"), {"name": name}
 
     async def take_named_lock(self, name: str, seconds: int) -> bool:
-        return await self.database.fetch_val(sa.select(sa.func.get_lock(name, seconds))) == 1
+        return await self.database.fetch_val(sa.select(sa.func.get_lock(self._own(name), seconds))) == 1
 
     async def release_named_lock(self, name: str) -> None:
-        await self.database.fetch_val(sa.select(sa.func.release_lock(name)))
+        await self.database.fetch_val(sa.select(sa.func.release_lock(self._own(name))))
+
+    def _own(self, name: str) -> str:
+        """GET_LOCK names are the server's, not a database's: `name` made this database's own, so sites
+        sharing a server never wait on each other's locks (64 characters, MariaDB's limit)."""
+        scoped = f"{self.database.url.database}\0{name}"
+        return "pb_lock_" + hashlib.blake2b(scoped.encode(), digest_size=16).hexdigest()
 
     sorts_rows_for_mixed_order = True
 
